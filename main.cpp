@@ -1,1 +1,28 @@
-int main() { return 0; }
+// capstan: the command-line entry point. Each subcommand is registered by the layer
+// that implements it; this file only parses and maps errors to exit codes.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "adapters/cli/analyze_command.hpp"
+#include "adapters/cli/usage_error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"capstan: SLO-driven autoscaler for LLM inference fleets"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "capstan 0.1.0");
+
+  capstan::cli::add_analyze_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "capstan: " << e.what() << "\n";
+    return capstan::cli::kExitUsage;
+  } catch (const capstan::cli::UsageError& e) {
+    std::cerr << "capstan: " << e.what() << "\n";
+    return capstan::cli::kExitUsage;
+  }
+  return 0;
+}

@@ -1,0 +1,14 @@
+#include "adapters/cli/analyze_command.hpp"
+
+#include "adapters/cli/analyze_queue_command.hpp"
+
+namespace capstan::cli {
+
+void add_analyze_command(CLI::App& app) {
+  CLI::App* analyze = app.add_subcommand(
+      "analyze", "capacity calculators: queue model, EKF tuner, SLO resolution (JSON out)");
+  analyze->require_subcommand(1);
+  add_analyze_queue_command(*analyze);
+}
+
+}  // namespace capstan::cli

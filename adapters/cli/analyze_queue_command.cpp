@@ -1,0 +1,105 @@
+#include "adapters/cli/analyze_queue_command.hpp"
+
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "adapters/cli/flags.hpp"
+#include "domain/queue_model.hpp"
+#include "domain/slo.hpp"
+
+namespace capstan::cli {
+namespace {
+
+struct QueueFlags {
+  double alpha = NAN, beta = NAN, gamma = NAN;
+  double input_tokens = NAN, output_tokens = NAN;
+  int max_batch = 256, max_queue = 100;
+  double target_ttft = NAN, target_itl = NAN, slo_multiplier = NAN, rate = NAN;
+};
+
+nlohmann::json metrics_json(const QueueMetrics& m) {
+  return {{"rate", m.rate_rps},           {"throughput", m.throughput_rps},
+          {"ttft_ms", m.ttft_ms},         {"itl_ms", m.itl_ms},
+          {"wait_ms", m.avg_wait_ms},     {"prefill_ms", m.avg_prefill_ms},
+          {"rho", m.rho},                 {"avg_in_service", m.avg_in_service}};
+}
+
+void run_queue(const QueueFlags& f, const CLI::App& cmd) {
+  require_positive(f.alpha, "--alpha");
+  require_nonnegative(f.beta, "--beta");
+  require_nonnegative(f.gamma, "--gamma");
+  require_nonnegative(f.input_tokens, "--input-tokens");
+  require_at_least(f.output_tokens, 1, "--output-tokens");
+  if (f.max_batch < 1) throw UsageError("--max-batch must be >= 1, got " + std::to_string(f.max_batch));
+  if (f.max_queue < 0) throw UsageError("--max-queue must be >= 0, got " + std::to_string(f.max_queue));
+
+  const bool has_ttft = cmd.count("--target-ttft") > 0, has_itl = cmd.count("--target-itl") > 0;
+  const bool has_k = cmd.count("--slo-multiplier") > 0;
+  if (has_ttft != has_itl) {
+    throw UsageError(std::string(has_ttft ? "--target-itl" : "--target-ttft") +
+                     " is required with " + (has_ttft ? "--target-ttft" : "--target-itl") +
+                     ": give both targets or --slo-multiplier");
+  }
+  if (has_ttft && has_k) throw UsageError("--slo-multiplier cannot be combined with --target-ttft/--target-itl");
+  if (!has_ttft && !has_k) throw UsageError("give --target-ttft and --target-itl, or --slo-multiplier");
+
+  const ServiceParams params{f.alpha, f.beta, f.gamma};
+  SloTargets targets;
+  if (has_ttft) {
+    require_nonnegative(f.target_ttft, "--target-ttft");
+    require_nonnegative(f.target_itl, "--target-itl");
+    targets = {f.target_ttft, f.target_itl};
+  } else {
+    if (auto err = validate(SloConfig{f.slo_multiplier, 0, 0})) {
+      throw UsageError("--slo-multiplier: " + err->message);
+    }
+    targets = derive_slo(params, f.slo_multiplier, f.input_tokens, f.output_tokens);
+  }
+  if (cmd.count("--rate") > 0) require_positive(f.rate, "--rate");
+
+  auto qa = QueueAnalyzer::create(params, {f.max_batch, f.max_queue}, {f.input_tokens, f.output_tokens});
+  if (!qa) throw UsageError(qa.error().message);
+  auto sized = qa->size(targets);
+  if (!sized) throw UsageError(sized.error().message);
+
+  const QueueMetrics& at = sized->at_lambda_star;
+  nlohmann::json out = {
+      {"lambda_star", sized->lambda_star_rps},
+      {"throughput", at.throughput_rps},
+      {"lambda_ttft", sized->lambda_ttft_rps},
+      {"lambda_itl", sized->lambda_itl_rps},
+      {"target_ttft_ms", targets.ttft_ms},
+      {"target_itl_ms", targets.itl_ms},
+      {"max_rate", qa->max_rate_rps()},
+      {"at_lambda_star", {{"ttft_ms", at.ttft_ms}, {"itl_ms", at.itl_ms}, {"rho", at.rho}}},
+  };
+  if (cmd.count("--rate") > 0) {
+    auto m = qa->analyze(f.rate);
+    if (!m) throw UsageError("--rate: " + m.error().message);
+    out["at_rate"] = metrics_json(*m);
+  }
+  std::cout << out.dump() << "\n";
+}
+
+}  // namespace
+
+void add_analyze_queue_command(CLI::App& analyze) {
+  auto flags = std::make_shared<QueueFlags>();
+  CLI::App* cmd = analyze.add_subcommand("queue", "largest rate lambda* meeting TTFT/ITL targets");
+  cmd->add_option("--alpha", flags->alpha, "iteration overhead, ms")->required();
+  cmd->add_option("--beta", flags->beta, "compute time per token, ms")->required();
+  cmd->add_option("--gamma", flags->gamma, "KV access time per cached token, ms")->required();
+  cmd->add_option("--input-tokens", flags->input_tokens, "average input tokens")->required();
+  cmd->add_option("--output-tokens", flags->output_tokens, "average output tokens")->required();
+  cmd->add_option("--max-batch", flags->max_batch, "max batch size")->capture_default_str();
+  cmd->add_option("--max-queue", flags->max_queue, "max queue size")->capture_default_str();
+  cmd->add_option("--target-ttft", flags->target_ttft, "TTFT target, ms (0: no constraint)");
+  cmd->add_option("--target-itl", flags->target_itl, "ITL target, ms (0: no constraint)");
+  cmd->add_option("--slo-multiplier", flags->slo_multiplier, "derive targets with k (> 1)");
+  cmd->add_option("--rate", flags->rate, "also evaluate the queue at this rate, req/s");
+  cmd->callback([flags, cmd] { run_queue(*flags, *cmd); });
+}
+
+}  // namespace capstan::cli
