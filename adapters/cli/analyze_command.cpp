@@ -1,6 +1,7 @@
 #include "adapters/cli/analyze_command.hpp"
 
 #include "adapters/cli/analyze_queue_command.hpp"
+#include "adapters/cli/analyze_tune_command.hpp"
 
 namespace capstan::cli {
 
@@ -9,6 +10,7 @@ void add_analyze_command(CLI::App& app) {
       "analyze", "capacity calculators: queue model, EKF tuner, SLO resolution (JSON out)");
   analyze->require_subcommand(1);
   add_analyze_queue_command(*analyze);
+  add_analyze_tune_command(*analyze);
 }
 
 }  // namespace capstan::cli

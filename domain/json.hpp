@@ -1,0 +1,18 @@
+// JSON forms of the domain's own values (nlohmann_json ADL hooks). Doubles are written
+// with round-trip precision, so a persisted state restores bit for bit.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "domain/ekf_tuner.hpp"
+#include "domain/types.hpp"
+
+namespace capstan {
+
+void to_json(nlohmann::json& j, const ServiceParams& p);
+void from_json(const nlohmann::json& j, ServiceParams& p);
+void to_json(nlohmann::json& j, const TunerState& s);
+void from_json(const nlohmann::json& j, TunerState& s);
+void to_json(nlohmann::json& j, const VariantCapacity& c);
+
+}  // namespace capstan
