@@ -1,0 +1,46 @@
+// The simulated fleet's configuration, loaded from YAML (ops/examples/fleet.yaml):
+// one model, its variants (hardware profile, cost, replica bounds, vLLM engine limits),
+// and the client timeout. Each variant names a hardware profile; profiles are read
+// from `profiles_dir` (relative to the fleet file). Errors name the file, the key and
+// the rule broken.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "domain/result.hpp"
+#include "domain/types.hpp"
+#include "sim/cost_model.hpp"
+#include "sim/model_server.hpp"
+
+namespace capstan::sim {
+
+struct VariantConfig {
+  std::string name;
+  std::string profile_name;
+  HardwareProfile profile;
+  double cost_per_replica_hour = 1.0;
+  int gpus_per_replica = 1;
+  double pending_s = 0;      // scheduling delay before the model starts loading
+  double cold_start_s = 0;   // loading time: from loading to ready
+  int initial_replicas = 0;  // ready at time 0
+  int min_replicas = 0;
+  int max_replicas = 100;
+  ServerConfig server;
+  Role role = Role::kBoth;
+};
+
+struct FleetConfig {
+  std::string model;
+  double client_timeout_s = 0;  // 0 = clients never give up
+  std::vector<VariantConfig> variants;
+
+  const VariantConfig* find(const std::string& variant) const;
+};
+
+Result<FleetConfig> load_fleet_config(const std::string& path);
+
+// The autoscaler's view of a variant.
+VariantSpec to_variant_spec(const VariantConfig& variant);
+
+}  // namespace capstan::sim

@@ -1,0 +1,47 @@
+// Windowed PodMetrics from cumulative counters; see pod_snapshot.hpp.
+#include "sim/pod_snapshot.hpp"
+
+namespace capstan::sim {
+
+namespace {
+double ratio(double num, std::uint64_t den) { return den > 0 ? num / static_cast<double>(den) : 0; }
+}  // namespace
+
+CounterSample sample_counters(const Replica& replica, const Router& router, double now_s) {
+  const auto& m = replica.server().metrics();
+  CounterSample s;
+  s.time_s = now_s;
+  s.routed = router.attempts_success(replica.name());
+  s.ttft_sum_s = m.time_to_first_token_s.sum();
+  s.ttft_count = m.time_to_first_token_s.count();
+  s.itl_sum_s = m.time_per_output_token_s.sum();
+  s.itl_count = m.time_per_output_token_s.count();
+  s.prompt_tokens_sum = m.request_prompt_tokens.sum();
+  s.prompt_count = m.request_prompt_tokens.count();
+  s.generation_tokens_sum = m.request_generation_tokens.sum();
+  s.generation_count = m.request_generation_tokens.count();
+  return s;
+}
+
+PodMetrics pod_metrics(const Replica& replica, const CounterSample& before,
+                       const CounterSample& now) {
+  PodMetrics p;
+  p.pod = replica.name();
+  const double window_s = now.time_s - before.time_s;
+  if (window_s > 0) p.arrival_rate_rps = static_cast<double>(now.routed - before.routed) / window_s;
+  p.avg_ttft_ms = 1000.0 * ratio(now.ttft_sum_s - before.ttft_sum_s, now.ttft_count - before.ttft_count);
+  p.avg_itl_ms = 1000.0 * ratio(now.itl_sum_s - before.itl_sum_s, now.itl_count - before.itl_count);
+  p.avg_input_tokens =
+      ratio(now.prompt_tokens_sum - before.prompt_tokens_sum, now.prompt_count - before.prompt_count);
+  p.avg_output_tokens = ratio(now.generation_tokens_sum - before.generation_tokens_sum,
+                              now.generation_count - before.generation_count);
+  const auto& server = replica.server();
+  p.kv_usage = server.kv_cache_usage();
+  p.queue_length = server.num_waiting();
+  p.running = server.num_running();
+  p.ready = replica.ready();
+  p.seconds_since_start = now.time_s - replica.created_s();
+  return p;
+}
+
+}  // namespace capstan::sim

@@ -1,0 +1,79 @@
+// Virtual-time driver of a trace-fed fleet; see simulation.hpp.
+#include "sim/simulation.hpp"
+
+#include <algorithm>
+
+namespace capstan::sim {
+
+Simulation::Simulation(FleetConfig config, std::unique_ptr<TraceSource> trace, std::uint64_t seed)
+    : fleet_(std::move(config), seed, 0), trace_(std::move(trace)) {}
+
+bool Simulation::pull_next() {
+  if (next_request_ || trace_done_) return true;
+  auto r = trace_->next();
+  if (!r.ok()) {
+    error_ = r.error();
+    trace_done_ = true;
+    return false;
+  }
+  if (!r.value()) {
+    trace_done_ = true;
+    return true;
+  }
+  next_request_ = std::move(*r.value());
+  return true;
+}
+
+bool Simulation::advance_to(double t_s) {
+  if (error_) return false;
+  for (;;) {
+    if (!pull_next()) return false;
+    const double t_arrival = next_request_ ? std::max(next_request_->arrival_s, now_s_) : ModelServer::kNever;
+    const double t_fleet = fleet_.next_event_s();
+    if (std::min(t_arrival, t_fleet) > t_s) break;
+    if (t_arrival <= t_fleet) {
+      now_s_ = t_arrival;
+      Request r = std::move(*next_request_);
+      next_request_.reset();
+      r.id = static_cast<std::uint64_t>(++arrived_);
+      fleet_.route(std::move(r), now_s_);
+    } else {
+      now_s_ = t_fleet;
+      fleet_.process_next_event();
+    }
+  }
+  now_s_ = std::max(now_s_, t_s);
+  fleet_.abandon_timed_out(now_s_);
+  auto done = fleet_.take_outcomes();
+  outcomes_.insert(outcomes_.end(), done.begin(), done.end());
+  return !finished();
+}
+
+Observation Simulation::observe() {
+  Observation obs;
+  obs.now_s = now_s_;
+  obs.upstream_queue_size = fleet_.router().queue_size();
+  obs.upstream_queue_bytes = fleet_.router().queue_bytes();
+  obs.requests_in_system = fleet_.requests_in_system();
+  for (const auto& state : fleet_.states()) obs.variants.push_back({state, {}});
+  for (const auto& replica : fleet_.replicas()) {
+    if (!replica->alive()) continue;
+    auto now = sample_counters(*replica, fleet_.router(), now_s_);
+    auto [it, inserted] = last_samples_.try_emplace(replica->name());
+    if (inserted) it->second.time_s = replica->created_s();
+    obs.variants[static_cast<std::size_t>(replica->variant_index())].pods.push_back(
+        pod_metrics(*replica, it->second, now));
+    it->second = now;
+  }
+  return obs;
+}
+
+Result<int> Simulation::set_desired(const std::string& variant, int replicas) {
+  return fleet_.set_desired(variant, replicas, now_s_);
+}
+
+RunReport Simulation::report(const SloTargets& slo) const {
+  return make_run_report(outcomes_, arrived_, fleet_, now_s_, slo);
+}
+
+}  // namespace capstan::sim

@@ -1,0 +1,72 @@
+// The driver the autoscaler harness uses: a fleet fed by a trace, in virtual time.
+//
+//   Simulation sim(fleet_config, std::move(trace), seed);
+//   for (double t = tick; sim.advance_to(t); t += tick) {
+//     Observation obs = sim.observe();          // per-variant PodMetrics + fleet state
+//     sim.set_desired("llama70b-h100", n);      // apply the policy's decision
+//   }
+//   RunReport report = sim.report({.ttft_ms = 2000, .itl_ms = 100});
+//
+// advance_to(t) processes every arrival and replica event up to t and returns false
+// once the trace is exhausted and the fleet is idle (or a trace row was malformed:
+// see error()). observe() reports each live pod over the window since the previous
+// observe(). The same seed and inputs give identical results.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "domain/types.hpp"
+#include "sim/fleet.hpp"
+#include "sim/pod_snapshot.hpp"
+#include "sim/run_report.hpp"
+#include "sim/trace_source.hpp"
+
+namespace capstan::sim {
+
+struct VariantObservation {
+  VariantState state;            // desired, current, pending, loading, ready, draining
+  std::vector<PodMetrics> pods;  // every replica not gone, over the last window
+};
+
+struct Observation {
+  double now_s = 0;
+  std::vector<VariantObservation> variants;
+  std::size_t upstream_queue_size = 0;   // inference_extension_flow_control_queue_size
+  long long upstream_queue_bytes = 0;
+  int requests_in_system = 0;            // upstream queue + waiting + running
+};
+
+class Simulation {
+ public:
+  Simulation(FleetConfig config, std::unique_ptr<TraceSource> trace, std::uint64_t seed);
+
+  bool advance_to(double t_s);
+  Observation observe();
+  Result<int> set_desired(const std::string& variant, int replicas);
+  RunReport report(const SloTargets& slo) const;
+
+  double now_s() const { return now_s_; }
+  const Fleet& fleet() const { return fleet_; }
+  const std::optional<Error>& error() const { return error_; }
+  bool finished() const { return trace_done_ && fleet_.idle(); }
+  const std::vector<RequestOutcome>& outcomes() const { return outcomes_; }
+
+ private:
+  bool pull_next();
+
+  Fleet fleet_;
+  std::unique_ptr<TraceSource> trace_;
+  std::optional<Request> next_request_;
+  bool trace_done_ = false;
+  std::optional<Error> error_;
+  double now_s_ = 0;
+  long long arrived_ = 0;
+  std::vector<RequestOutcome> outcomes_;
+  std::map<std::string, CounterSample> last_samples_;
+};
+
+}  // namespace capstan::sim

@@ -1,0 +1,48 @@
+// Opens a trace file of any supported format, detected from its content (or forced),
+// and applies the replay options: a window FROM:TO (seconds of the original trace,
+// shifted to start at 0), speedup (time compression) and rate scale (seeded thinning
+// below 1, duplication above 1: each request is kept floor(s) times plus once more
+// with probability frac(s)). The order is: window, speedup, rate scale.
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "domain/result.hpp"
+#include "sim/length_source.hpp"
+#include "sim/trace_source.hpp"
+
+namespace capstan::sim {
+
+enum class TraceFormat { kAuto, kAzure, kMooncake, kServeGen, kNative };
+
+const char* to_string(TraceFormat format);
+bool parse_trace_format(const std::string& text, TraceFormat& out);
+
+struct TraceOptions {
+  TraceFormat format = TraceFormat::kAuto;
+  double speedup = 1.0;
+  double rate_scale = 1.0;
+  double window_from_s = 0;
+  double window_to_s = std::numeric_limits<double>::infinity();
+  std::uint64_t seed = 1;
+  double mooncake_bucket_ms = 1.0;
+  double servegen_window_s = 600;
+  std::shared_ptr<LengthSource> servegen_lengths;  // default: fixed 1024 in / 256 out
+};
+
+// "FROM:TO" in seconds; either side may be empty ("300:" = from 300 to the end).
+Result<std::pair<double, double>> parse_window(const std::string& text);
+
+// Detects the format of a file from its first non-blank line.
+Result<TraceFormat> detect_trace_format(const std::string& path);
+
+// A ServeGen path may be a directory: every chunk-*-trace.csv in it is one client.
+Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, const TraceOptions& options);
+
+// Wraps any source with the window / speedup / rate-scale options.
+std::unique_ptr<TraceSource> transform_trace(std::unique_ptr<TraceSource> source,
+                                             const TraceOptions& options);
+
+}  // namespace capstan::sim
