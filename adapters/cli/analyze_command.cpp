@@ -1,5 +1,7 @@
 #include "adapters/cli/analyze_command.hpp"
 
+#include "adapters/cli/analyze_erlang_command.hpp"
+#include "adapters/cli/analyze_forecast_command.hpp"
 #include "adapters/cli/analyze_queue_command.hpp"
 #include "adapters/cli/analyze_tune_command.hpp"
 
@@ -10,6 +12,8 @@ void add_analyze_command(CLI::App& app) {
       "analyze", "capacity calculators: queue model, EKF tuner, SLO resolution (JSON out)");
   analyze->require_subcommand(1);
   add_analyze_queue_command(*analyze);
+  add_analyze_erlang_command(*analyze);
+  add_analyze_forecast_command(*analyze);
   add_analyze_tune_command(*analyze);
 }
 

@@ -1,5 +1,8 @@
 #include "adapters/cli/analyze_erlang_command.hpp"
 
+#include <sys/wait.h>
+
+#include <cstdio>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -30,6 +33,24 @@ std::string usage_error(std::vector<std::string> args) {
 }
 
 std::string num(double v) { return nlohmann::json(v).dump(); }
+
+struct BinaryRun {
+  int exit_status = -1;
+  std::string stdout_text;
+};
+
+// Runs the built capstan binary with a shell-quoted argument string, stderr discarded.
+BinaryRun run_binary(const std::string& args) {
+  const std::string cmd = std::string(CAPSTAN_BINARY) + " " + args + " 2>/dev/null";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  BinaryRun run;
+  char buf[256];
+  while (std::fgets(buf, sizeof buf, pipe) != nullptr) run.stdout_text += buf;
+  const int status = ::pclose(pipe);
+  run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return run;
+}
 
 }  // namespace
 
@@ -94,4 +115,15 @@ TEST_CASE("analyze erlang wants exactly one of --servers and --max-violation") {
   const std::string neither =
       usage_error({"--arrival-rate", "2", "--service-rate", "1", "--sla-seconds", "1"});
   CHECK_THAT(neither, Catch::Contains("--servers") && Catch::Contains("--max-violation"));
+}
+
+TEST_CASE("The capstan binary answers analyze erlang and exits 2 on bad input") {
+  const BinaryRun good = run_binary(
+      "analyze erlang --arrival-rate 100 --service-rate 10 --sla-seconds 0.5 --max-violation 0.01");
+  CHECK(good.exit_status == 0);
+  CHECK(nlohmann::json::parse(good.stdout_text).at("required_servers") == 11);
+  CHECK(run_binary("analyze erlang --arrival-rate 2 --service-rate 1 --sla-seconds 1")
+            .exit_status == capstan::cli::kExitUsage);
+  CHECK(run_binary("analyze erlang --arrival-rate -2 --service-rate 1 --sla-seconds 1 --servers 3")
+            .exit_status == capstan::cli::kExitUsage);
 }
