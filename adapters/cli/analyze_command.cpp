@@ -2,6 +2,7 @@
 
 #include "adapters/cli/analyze_erlang_command.hpp"
 #include "adapters/cli/analyze_forecast_command.hpp"
+#include "adapters/cli/analyze_model_command.hpp"
 #include "adapters/cli/analyze_queue_command.hpp"
 #include "adapters/cli/analyze_tune_command.hpp"
 
@@ -15,6 +16,8 @@ void add_analyze_command(CLI::App& app) {
   add_analyze_erlang_command(*analyze);
   add_analyze_forecast_command(*analyze);
   add_analyze_tune_command(*analyze);
+  add_analyze_slo_command(*analyze);
+  add_analyze_model_command(*analyze);
 }
 
 }  // namespace capstan::cli

@@ -103,3 +103,71 @@ void add_analyze_queue_command(CLI::App& analyze) {
 }
 
 }  // namespace capstan::cli
+
+namespace capstan::cli {
+namespace {
+
+struct SloFlags {
+  double target_ttft = 0, target_itl = 0, slo_multiplier = 3.0;
+  double alpha = NAN, beta = NAN, gamma = NAN;
+  double input_tokens = 0, output_tokens = 0, observed_ttft = 0, observed_itl = 0;
+};
+
+void run_slo(const SloFlags& f, const CLI::App& cmd) {
+  const SloConfig config{f.slo_multiplier, f.target_ttft, f.target_itl};
+  if (auto err = validate(config)) {
+    std::string flag = "--slo-multiplier";
+    if (err->message.find("targetTTFT and targetITL") != std::string::npos) {
+      flag = cmd.count("--target-ttft") ? "--target-itl" : "--target-ttft";
+    } else if (err->message.rfind("targetTTFT", 0) == 0) {
+      flag = "--target-ttft";
+    } else if (err->message.rfind("targetITL", 0) == 0) {
+      flag = "--target-itl";
+    }
+    throw UsageError(flag + ": " + err->message);
+  }
+  VariantSloInput v;
+  const int params_given = static_cast<int>(cmd.count("--alpha") + cmd.count("--beta") + cmd.count("--gamma"));
+  if (params_given != 0 && params_given != 3) throw UsageError("--alpha, --beta and --gamma go together");
+  if (params_given == 3) {
+    require_positive(f.alpha, "--alpha");
+    require_nonnegative(f.beta, "--beta");
+    require_nonnegative(f.gamma, "--gamma");
+    v.params = ServiceParams{f.alpha, f.beta, f.gamma};
+  }
+  require_nonnegative(f.input_tokens, "--input-tokens");
+  require_nonnegative(f.output_tokens, "--output-tokens");
+  require_nonnegative(f.observed_ttft, "--observed-ttft");
+  require_nonnegative(f.observed_itl, "--observed-itl");
+  v.avg_input_tokens = f.input_tokens;
+  v.avg_output_tokens = f.output_tokens;
+  v.observed_ttft_ms = f.observed_ttft;
+  v.observed_itl_ms = f.observed_itl;
+  auto resolved = resolve_slo(config, std::span<const VariantSloInput>(&v, 1));
+  if (!resolved) throw UsageError(resolved.error().message);
+  std::cout << nlohmann::json{{"target_ttft_ms", resolved->targets.ttft_ms},
+                              {"target_itl_ms", resolved->targets.itl_ms},
+                              {"path", to_string(resolved->path)}}
+                   .dump()
+            << "\n";
+}
+
+}  // namespace
+
+void add_analyze_slo_command(CLI::App& analyze) {
+  auto f = std::make_shared<SloFlags>();
+  CLI::App* cmd = analyze.add_subcommand("slo", "resolve TTFT/ITL targets: explicit > derived > observed");
+  cmd->add_option("--target-ttft", f->target_ttft, "explicit TTFT target, ms (with --target-itl)");
+  cmd->add_option("--target-itl", f->target_itl, "explicit ITL target, ms (with --target-ttft)");
+  cmd->add_option("--slo-multiplier", f->slo_multiplier, "k > 1 for derived targets")->capture_default_str();
+  cmd->add_option("--alpha", f->alpha, "learned alpha, ms");
+  cmd->add_option("--beta", f->beta, "learned beta, ms");
+  cmd->add_option("--gamma", f->gamma, "learned gamma, ms");
+  cmd->add_option("--input-tokens", f->input_tokens, "average input tokens");
+  cmd->add_option("--output-tokens", f->output_tokens, "average output tokens");
+  cmd->add_option("--observed-ttft", f->observed_ttft, "observed average TTFT, ms");
+  cmd->add_option("--observed-itl", f->observed_itl, "observed average ITL, ms");
+  cmd->callback([f, cmd] { run_slo(*f, *cmd); });
+}
+
+}  // namespace capstan::cli
