@@ -62,8 +62,9 @@ int stable_min_servers(double offered_load) {
 
 Result<ErlangTail> erlang_c(const MmcQueue& queue, double sla_s) {
   if (auto err = check_rates(queue.arrival_rate_rps, queue.service_rate_rps)) return *err;
-  if (queue.servers < 1) {
-    return invalid_argument("servers must be >= 1, got " + std::to_string(queue.servers));
+  if (queue.servers < 1 || queue.servers > kMaxErlangServers) {
+    return invalid_argument("servers must be in [1, " + std::to_string(kMaxErlangServers) +
+                            "], got " + std::to_string(queue.servers));
   }
   if (auto err = check_sla(sla_s)) return *err;
 
@@ -95,7 +96,8 @@ Result<int> required_servers(double arrival_rate_rps, double service_rate_rps, d
   }
   const int start = stable_min_servers(a);
   double b = erlang_b(a, start);
-  for (int c = start; c <= max_servers; ++c) {
+  for (long long next = start; next <= max_servers; ++next) {  // wide: max_servers may be INT_MAX
+    const int c = static_cast<int>(next);
     if (c > start) b = erlang_b_next(a, c, b);
     const MmcQueue q{arrival_rate_rps, service_rate_rps, c};
     const double tail = erlang_tail(q, erlang_c_from_b(a, c, b), sla_s);

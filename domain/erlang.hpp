@@ -14,10 +14,13 @@
 
 namespace capstan {
 
+// Largest server count evaluated, and the default bound of required_servers()'s search.
+inline constexpr int kMaxErlangServers = 1'000'000;
+
 struct MmcQueue {
   double arrival_rate_rps = 0;  // lambda, >= 0
   double service_rate_rps = 0;  // mu per server, > 0
-  int servers = 1;              // c, >= 1
+  int servers = 1;              // c, in [1, kMaxErlangServers]
 };
 
 struct ErlangTail {
@@ -25,9 +28,6 @@ struct ErlangTail {
   double p_wait = 0;         // P(wait > 0), Erlang C
   double p_wait_gt_sla = 0;  // P(wait > sla_s)
 };
-
-// Largest server count required_servers() searches before giving up.
-inline constexpr int kMaxErlangServers = 1'000'000;
 
 // Names the offending field: "arrival_rate_rps must be >= 0, got -1".
 Result<ErlangTail> erlang_c(const MmcQueue& queue, double sla_s);

@@ -97,6 +97,14 @@ void from_json(const nlohmann::json& j, SeasonalState& s) {
   j.at("level").get_to(s.level);
   j.at("trend").get_to(s.trend);
   j.at("season").get_to(s.season);
+  // observe() indexes the season by position: refuse a state that would overrun it.
+  const std::int64_t expected = std::min<std::int64_t>(s.fallback.count, s.config.period_steps);
+  if (s.config.period_steps < 2 || static_cast<std::int64_t>(s.season.size()) != expected) {
+    throw nlohmann::json::other_error::create(
+        501, "seasonal state has " + std::to_string(s.season.size()) + " season values, expected " +
+                 std::to_string(expected),
+        &j);
+  }
 }
 
 }  // namespace capstan

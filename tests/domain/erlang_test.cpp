@@ -131,6 +131,7 @@ TEST_CASE("Invalid Erlang inputs are errors naming the field") {
   auto servers = erlang_c({1, 1, 0}, 0.1);
   REQUIRE_FALSE(servers.ok());
   CHECK(servers.error().message.find("servers") != std::string::npos);
+  CHECK_FALSE(erlang_c({1, 1, kMaxErlangServers + 1}, 0.1).ok());
   auto sla = erlang_c({1, 1, 2}, NAN);
   REQUIRE_FALSE(sla.ok());
   CHECK(sla.error().message.find("sla_s") != std::string::npos);

@@ -67,3 +67,12 @@ TEST_CASE("The default seasonal period is one day of steps") {
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("seasonal.period_steps") != std::string::npos);
 }
+
+TEST_CASE("A seasonal state whose season does not match its count is refused on load") {
+  SeasonalState s = fresh();
+  for (int t = 0; t < 30; ++t) s = observe(s, daily(t));
+  nlohmann::json j = s;
+  j["season"].erase(0);
+  CHECK_THROWS_AS(j.get<SeasonalState>(), nlohmann::json::exception);
+  CHECK(nlohmann::json(s).get<SeasonalState>().season == s.season);
+}
