@@ -1,0 +1,95 @@
+// The one interface every scaling policy implements, and what it sees at a tick
+// (DESIGN.md "The tick, as data"). The daemon, `replay` and `simulate` all drive a
+// policy through tick(); none has its own copy of the loop.
+//
+// A policy's state between ticks (learned parameters, forecaster state, cooldown
+// clocks, last decisions) is explicit: save_state() returns all of it as JSON and
+// restore_state() puts it back, so a restart or a replay resumes bit for bit. Time is
+// an input (TickInput::now_s); nothing here reads a clock, a file or a random source.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "domain/decision.hpp"
+#include "domain/queue_model.hpp"
+#include "domain/result.hpp"
+#include "domain/types.hpp"
+#include "domain/variant_state.hpp"
+
+namespace capstan {
+
+// One scheduler iteration of one replica (Dynamo's forward-pass metrics), for policies
+// that regress iteration time on the work scheduled.
+struct ForwardPassSample {
+  double wall_time_ms = 0;
+  double scheduled_prefill_tokens = 0;
+  double decode_kv_tokens = 0;
+  double queued_requests = 0;
+  double running_requests = 0;
+};
+
+struct VariantTickInput {
+  VariantState state;  // spec, current/pending/desired replicas, per-pod metrics
+  std::vector<ForwardPassSample> forward_passes;  // recent iterations, all replicas
+  double observed_cold_start_s = 0;  // mean observed start-up time, 0 when none seen yet
+  int cold_starts_observed = 0;
+  double configured_cold_start_s = 0;  // the prior, from configuration
+};
+
+struct ModelTickInput {
+  ModelKey model;
+  std::vector<VariantTickInput> variants;
+  double upstream_queue = 0;   // requests held by the router (EPP flow-control queue)
+  double arrival_rate_rps = 0; // requests that reached the model this window, router view
+  int priority = 1;            // for shared GPU budgets: higher is served first
+};
+
+struct TickInput {
+  double now_s = 0;
+  double interval_s = 30;  // time since the previous tick
+  std::vector<ModelTickInput> models;
+};
+
+// Knobs common to policies; each policy reads the ones it needs and ignores the rest.
+struct PolicyConfig {
+  SloTargets slo{2000, 100};       // explicit TTFT / ITL targets, ms
+  double slo_multiplier = 3.0;     // when the SLO is to be derived (queueing family)
+  int gpu_budget = 0;              // total GPUs across models; 0 = unlimited
+  double scale_to_zero_retention_s = 0;  // 0 = scale to zero off
+  double scale_down_cooldown_s = 300;
+  int max_step_up = 0;             // replicas per tick, 0 = unlimited
+  int max_step_down = 0;
+  std::string predictor = "holt";  // forecasting policies
+  double tail_probability = 0.05;  // hybrid: bound on P(TTFT > target)
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string name() const = 0;
+  // One decision per variant of every model in the input, in input order.
+  virtual std::vector<Decision> tick(const TickInput& input) = 0;
+  virtual nlohmann::json save_state() const = 0;
+  virtual Result<bool> restore_state(const nlohmann::json& state) = 0;
+};
+
+using PolicyFactory = std::unique_ptr<Policy> (*)(const PolicyConfig&);
+
+struct PolicyInfo {
+  std::string name;
+  std::string description;
+  PolicyFactory make;
+};
+
+// Every registered policy, in a stable order (policy_registry.cpp).
+const std::vector<PolicyInfo>& registered_policies();
+
+// Errors naming the unknown policy and listing the known ones.
+Result<std::unique_ptr<Policy>> make_policy(const std::string& name, const PolicyConfig& config);
+
+}  // namespace capstan
