@@ -36,8 +36,9 @@ struct ForwardPassSample {
 struct VariantTickInput {
   VariantState state;  // spec, current/pending/desired replicas, per-pod metrics
   std::vector<ForwardPassSample> forward_passes;  // recent iterations, all replicas
-  double observed_cold_start_s = 0;  // mean observed start-up time, 0 when none seen yet
-  int cold_starts_observed = 0;
+  // Start-up times (creation to ready) of the replicas that became ready since the
+  // previous tick; policies learn the variant's cold start from these.
+  std::vector<double> new_cold_starts_s;
   double configured_cold_start_s = 0;  // the prior, from configuration
 };
 
