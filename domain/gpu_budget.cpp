@@ -71,14 +71,6 @@ Reason limited_reason(const ScalingRequest& r, int target, int gpu_budget, int g
 
 }  // namespace
 
-int gpus_of_targets(std::span<const ModelPlan> plans) {
-  int gpus = 0;
-  for (const auto& p : plans) {
-    for (const auto& r : p.requests) gpus += r.request.target_replicas * r.gpus_per_replica;
-  }
-  return gpus;
-}
-
 Result<std::vector<Decision>> share_gpu_budget(std::span<const ModelPlan> plans, int gpu_budget) {
   if (auto err = validate(plans, gpu_budget)) return *err;
 

@@ -33,9 +33,6 @@ struct ModelPlan {
   std::vector<PlannedRequest> requests;
 };
 
-// GPUs the targets take: sum of target x GPUs per replica.
-int gpus_of_targets(std::span<const ModelPlan> plans);
-
 // One decision per request, plans and requests in input order. Errors
 // (kInvalidArgument) on a negative budget, a priority <= 0 or GPUs per replica < 1.
 Result<std::vector<Decision>> share_gpu_budget(std::span<const ModelPlan> plans, int gpu_budget);
