@@ -151,6 +151,7 @@ void ModelServer::start_iteration(double now_s) {
   pass.queued_requests = queued_at_start;
   pass.running_requests = static_cast<int>(batch_.size());
   metrics_.last_forward_pass = pass;
+  recent_passes_.push(pass);
   ++metrics_.iterations_total;
   metrics_.busy_time_s += pass.wall_time_ms / 1000.0;
   metrics_.prompt_tokens_total += static_cast<std::uint64_t>(work.prefill_tokens);

@@ -18,6 +18,7 @@
 #include <memory>
 #include <vector>
 
+#include "sim/bounded_ring.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/prefix_cache.hpp"
 #include "sim/request.hpp"
@@ -79,6 +80,11 @@ class ModelServer {
   // Outcomes since the last call (completed, abandoned, rejected).
   std::vector<RequestOutcome> take_outcomes();
 
+  // The most recent iterations since the last call (at most kRecentForwardPasses,
+  // oldest first), for policies that regress iteration time on the work scheduled.
+  std::vector<ForwardPass> take_recent_forward_passes() { return recent_passes_.drain(); }
+  static constexpr std::size_t kRecentForwardPasses = 64;
+
   static constexpr double kNever = std::numeric_limits<double>::infinity();
 
  private:
@@ -117,6 +123,7 @@ class ModelServer {
   bool in_flight_ = false;
   double iteration_end_s_ = 0;
   std::vector<RequestOutcome> outcomes_;
+  BoundedRing<ForwardPass> recent_passes_{kRecentForwardPasses};
 };
 
 }  // namespace capstan::sim

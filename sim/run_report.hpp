@@ -1,18 +1,15 @@
 // The final report of one simulated run: request counts, latency percentiles over
-// requests, SLO attainment, GPU-hours, cost and scale actions.
+// requests (from the streaming sketches of outcome_stats.hpp, within 0.5 %), SLO
+// attainment, GPU-hours, cost and scale actions.
 #pragma once
 
 #include <vector>
 
 #include "sim/fleet.hpp"
 #include "sim/model_server.hpp"
+#include "sim/outcome_stats.hpp"
 
 namespace capstan::sim {
-
-struct SloTargets {
-  double ttft_ms = 0;  // 0 = not constrained
-  double itl_ms = 0;   // on a request's mean inter-token latency; 0 = not constrained
-};
 
 struct RunReport {
   double duration_s = 0;
@@ -20,7 +17,8 @@ struct RunReport {
   long long completed = 0;
   long long failed = 0;      // abandoned after the client timeout, or rejected as too long
   long long in_flight = 0;   // still queued or running at the end
-  // Nearest-rank percentiles over completed requests; ITL is each request's mean gap.
+  // Nearest-rank percentiles over completed requests, within the sketch's 0.5 %
+  // relative error; ITL is each request's mean gap.
   double ttft_p50_ms = 0, ttft_p99_ms = 0;
   double itl_p50_ms = 0, itl_p99_ms = 0;
   double e2e_mean_s = 0;
@@ -33,8 +31,8 @@ struct RunReport {
   std::vector<ScaleAction> scale_actions;
 };
 
-RunReport make_run_report(const std::vector<RequestOutcome>& outcomes, long long arrived,
-                          const Fleet& fleet, double now_s, const SloTargets& slo);
+RunReport make_run_report(const OutcomeStats& outcomes, long long arrived, const Fleet& fleet,
+                          double now_s);
 
 // Nearest-rank percentile (q in [0, 100]) of unsorted values; 0 when empty.
 double percentile(std::vector<double> values, double q);

@@ -5,8 +5,9 @@
 
 namespace capstan::sim {
 
-Simulation::Simulation(FleetConfig config, std::unique_ptr<TraceSource> trace, std::uint64_t seed)
-    : fleet_(std::move(config), seed, 0), trace_(std::move(trace)) {}
+Simulation::Simulation(FleetConfig config, std::unique_ptr<TraceSource> trace, std::uint64_t seed,
+                       SloTargets slo)
+    : fleet_(std::move(config), seed, 0), trace_(std::move(trace)), stats_(slo) {}
 
 bool Simulation::pull_next() {
   if (next_request_ || trace_done_) return true;
@@ -44,8 +45,10 @@ bool Simulation::advance_to(double t_s) {
   }
   now_s_ = std::max(now_s_, t_s);
   fleet_.abandon_timed_out(now_s_);
-  auto done = fleet_.take_outcomes();
-  outcomes_.insert(outcomes_.end(), done.begin(), done.end());
+  recent_outcomes_ = fleet_.take_outcomes();
+  std::stable_sort(recent_outcomes_.begin(), recent_outcomes_.end(),
+                   [](const RequestOutcome& a, const RequestOutcome& b) { return a.end_s < b.end_s; });
+  for (const auto& o : recent_outcomes_) stats_.add(o);
   return !finished();
 }
 
@@ -55,14 +58,30 @@ Observation Simulation::observe() {
   obs.upstream_queue_size = fleet_.router().queue_size();
   obs.upstream_queue_bytes = fleet_.router().queue_bytes();
   obs.requests_in_system = fleet_.requests_in_system();
-  for (const auto& state : fleet_.states()) obs.variants.push_back({state, {}});
-  for (const auto& replica : fleet_.replicas()) {
+  obs.window_s = now_s_ - last_observe_s_;
+  obs.arrivals = arrived_ - arrived_at_last_observe_;
+  last_observe_s_ = now_s_;
+  arrived_at_last_observe_ = arrived_;
+  for (const auto& state : fleet_.states()) obs.variants.push_back({state, {}, {}, {}});
+  const auto& replicas = fleet_.replicas();
+  cold_start_reported_.resize(replicas.size(), false);
+  for (std::size_t i = 0; i < replicas.size(); ++i) {
+    auto& replica = replicas[i];
+    auto& variant = obs.variants[static_cast<std::size_t>(replica->variant_index())];
+    // Initial replicas start warm (ready at creation): they measured no cold start.
+    if (!cold_start_reported_[i] && replica->ready_s() <= now_s_ &&
+        replica->state() != ReplicaState::kPending && replica->state() != ReplicaState::kLoading) {
+      cold_start_reported_[i] = true;
+      if (replica->ready_s() > replica->created_s() && replica->gone_s() >= replica->ready_s())
+        variant.new_cold_starts_s.push_back(replica->ready_s() - replica->created_s());
+    }
     if (!replica->alive()) continue;
+    auto passes = replica->server().take_recent_forward_passes();
+    variant.forward_passes.insert(variant.forward_passes.end(), passes.begin(), passes.end());
     auto now = sample_counters(*replica, fleet_.router(), now_s_);
     auto [it, inserted] = last_samples_.try_emplace(replica->name());
     if (inserted) it->second.time_s = replica->created_s();
-    obs.variants[static_cast<std::size_t>(replica->variant_index())].pods.push_back(
-        pod_metrics(*replica, it->second, now));
+    variant.pods.push_back(pod_metrics(*replica, it->second, now));
     it->second = now;
   }
   return obs;
@@ -72,8 +91,6 @@ Result<int> Simulation::set_desired(const std::string& variant, int replicas) {
   return fleet_.set_desired(variant, replicas, now_s_);
 }
 
-RunReport Simulation::report(const SloTargets& slo) const {
-  return make_run_report(outcomes_, arrived_, fleet_, now_s_, slo);
-}
+RunReport Simulation::report() const { return make_run_report(stats_, arrived_, fleet_, now_s_); }
 
 }  // namespace capstan::sim

@@ -21,14 +21,14 @@ RunReport scripted_run(std::uint64_t seed) {
   auto cfg = one_variant_fleet(1, 20.0, 60.0, 0.05);
   auto trace = std::make_unique<SyntheticTrace>(diurnal_rate(6, 0.8, 300, 0), 600,
                                                 lognormal_lengths(512, 1.0, 128, 1.0), seed);
-  Simulation sim(cfg, std::move(trace), seed);
+  Simulation sim(cfg, std::move(trace), seed, {1000, 50});
   for (double t = 10; sim.advance_to(t); t += 10) {
     const auto obs = sim.observe();
     double load = 0;
     for (const auto& p : obs.variants[0].pods) load += p.queue_length + p.running;
     REQUIRE(sim.set_desired("v", 1 + static_cast<int>(load / 8)).ok());
   }
-  return sim.report({1000, 50});
+  return sim.report();
 }
 
 }  // namespace
@@ -42,7 +42,7 @@ TEST_CASE("Little's law holds on a long Poisson run within 2 percent") {
     in_system_sum += sim.observe().requests_in_system;
     ++samples;
   }
-  const auto report = sim.report({});
+  const auto report = sim.report();
   REQUIRE(report.completed > 15000);
   REQUIRE(report.failed == 0);
   const double span_s = samples * step_s;
@@ -81,7 +81,7 @@ TEST_CASE("Requests abandoned after the client timeout count as failures in the 
   REQUIRE(sim.set_desired("v", 1).ok());
   for (double t = 1; sim.advance_to(t); t += 1) {
   }
-  const auto report = sim.report({});
+  const auto report = sim.report();
   CHECK(report.requests == 20);
   CHECK(report.failed == 10);
   CHECK(report.completed == 10);
@@ -121,7 +121,7 @@ TEST_CASE("GPU-hours and cost count every replica from creation until gone") {
   sim.advance_to(1800);
   REQUIRE(sim.set_desired("v", 2).ok());
   sim.advance_to(3600);
-  const auto r = sim.report({});
+  const auto r = sim.report();
   CHECK(r.replica_hours == Approx(1.5));
   CHECK(r.gpu_hours == Approx(6.0));
   CHECK(r.cost == Approx(3.0));
