@@ -1,6 +1,7 @@
 // The table of policies selectable by name. A new policy adds one line here.
 #include <algorithm>
 
+#include "domain/fixed_policy.hpp"
 #include "domain/policy.hpp"
 
 namespace capstan {
@@ -8,6 +9,7 @@ namespace capstan {
 const std::vector<PolicyInfo>& registered_policies() {
   static const std::vector<PolicyInfo> policies{
       // {name, one-line description, factory}
+      {"fixed", "static provisioning: holds every variant at its initial replica count", make_fixed_policy},
   };
   return policies;
 }
