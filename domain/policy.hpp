@@ -31,6 +31,11 @@ struct ForwardPassSample {
   double decode_kv_tokens = 0;
   double queued_requests = 0;
   double running_requests = 0;
+  // Added for the Dynamo load loop; the defaults mean "not reported".
+  std::string pod;                        // which replica ran it; "" = unknown
+  double scheduled_prefill_requests = 0;  // 0 = unknown, one request when tokens > 0
+  double queued_prefill_tokens = 0;       // 0 with queued_requests > 0: estimated
+  double queued_decode_kv_tokens = 0;
 };
 
 struct VariantTickInput {
@@ -67,6 +72,7 @@ struct PolicyConfig {
   int max_step_down = 0;
   std::string predictor = "holt";  // forecasting policies
   double tail_probability = 0.05;  // hybrid: bound on P(TTFT > target)
+  double target_concurrency_per_replica = 32;  // hpa: running + waiting requests
 };
 
 class Policy {
