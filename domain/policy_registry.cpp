@@ -2,7 +2,10 @@
 #include <algorithm>
 
 #include "domain/fixed_policy.hpp"
+#include "domain/hpa_policy.hpp"
+#include "domain/load_policy.hpp"
 #include "domain/policy.hpp"
+#include "domain/throughput_policy.hpp"
 
 namespace capstan {
 
@@ -10,6 +13,9 @@ const std::vector<PolicyInfo>& registered_policies() {
   static const std::vector<PolicyInfo> policies{
       // {name, one-line description, factory}
       {"fixed", "static provisioning: holds every variant at its initial replica count", make_fixed_policy},
+      {"throughput", "Dynamo SLA planner: predicted load over per-replica capacity at the SLO sets a floor; the load loop acts above it", make_throughput_policy},
+      {"load", "Dynamo load loop: +/-1 when every engine's regressed TTFT/ITL is above the SLO / below it x 0.8", make_load_policy},
+      {"hpa", "Kubernetes HPA baseline on running + waiting requests per replica (10% tolerance, 300 s down-stabilization)", make_hpa_policy},
   };
   return policies;
 }
