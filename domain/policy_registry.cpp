@@ -3,8 +3,11 @@
 
 #include "domain/fixed_policy.hpp"
 #include "domain/hpa_policy.hpp"
+#include "domain/hybrid_policy.hpp"
 #include "domain/load_policy.hpp"
 #include "domain/policy.hpp"
+#include "domain/queueing_policy.hpp"
+#include "domain/saturation_policy.hpp"
 #include "domain/throughput_policy.hpp"
 
 namespace capstan {
@@ -12,9 +15,12 @@ namespace capstan {
 const std::vector<PolicyInfo>& registered_policies() {
   static const std::vector<PolicyInfo> policies{
       // {name, one-line description, factory}
+      {"hybrid", "capstan default: forecast at the learned cold-start horizon, learned queue model with a TTFT tail bound, cost-aware mix", make_hybrid_policy},
       {"fixed", "static provisioning: holds every variant at its initial replica count", make_fixed_policy},
       {"throughput", "Dynamo SLA planner: predicted load over per-replica capacity at the SLO sets a floor; the load loop acts above it", make_throughput_policy},
       {"load", "Dynamo load loop: +/-1 when every engine's regressed TTFT/ITL is above the SLO / below it x 0.8", make_load_policy},
+      {"saturation", "llm-d WVA default: KV-cache (0.80) and queue (5) saturation, +1 on the cheapest / -1 on the dearest variant", make_saturation_policy},
+      {"queueing", "llm-d WVA queueing model: EKF-learned lambda* at the SLO, cost-aware variant choice, WVA enforcer", make_queueing_policy},
       {"hpa", "Kubernetes HPA baseline on running + waiting requests per replica (10% tolerance, 300 s down-stabilization)", make_hpa_policy},
   };
   return policies;

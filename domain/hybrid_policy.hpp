@@ -1,0 +1,47 @@
+// `hybrid`, capstan's default policy (docs/policies.md has the reasoning and formulas):
+//   demand  D = max(forecast of the request rate at the variant's cold-start horizon,
+//                   observed rate + backlog / drain time)
+//   capacity per replica c_v = min(lambda* at the SLO, the rate keeping
+//                   P(TTFT > target) <= p) from the EKF-learned queue model
+//   supply  = sum over variants of c_v x replicas, starting ones included
+// Missing capacity goes to the most cost-efficient variant, spare capacity (beyond a
+// 15% margin) comes off the most expensive one; the shared finisher then applies the
+// metric guard, step limit, enforcer and GPU budget. A model with nothing learned yet
+// falls back to WVA's saturation rule, which needs no parameters.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "domain/cold_start_estimator.hpp"
+#include "domain/ekf_tuner.hpp"
+#include "domain/policy.hpp"
+#include "domain/saturation.hpp"
+#include "domain/tick_finisher.hpp"
+#include "domain/traffic_forecast.hpp"
+
+namespace capstan {
+
+class HybridPolicy : public Policy {
+ public:
+  explicit HybridPolicy(const PolicyConfig& config) : config_(config) {}
+  std::string name() const override { return "hybrid"; }
+  std::vector<Decision> tick(const TickInput& input) override;
+  nlohmann::json save_state() const override;
+  Result<bool> restore_state(const nlohmann::json& state) override;
+
+ private:
+  std::vector<ScalingRequest> plan_model(const ModelTickInput& model, double now_s, double interval_s);
+
+  PolicyConfig config_;
+  SaturationConfig saturation_;
+  std::map<std::string, TunerState> tuners_;           // by variant key
+  std::map<std::string, ColdStartState> cold_starts_;  // by variant key
+  std::map<std::string, TrafficForecastState> forecasts_;  // by model key
+  FinisherState finisher_;
+};
+
+std::unique_ptr<Policy> make_hybrid_policy(const PolicyConfig& config);
+
+}  // namespace capstan

@@ -1,0 +1,96 @@
+#include "domain/queueing_policy.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "domain/ekf_tuner.hpp"
+
+using namespace capstan;
+
+namespace {
+
+const ServiceParams kTruth{6.0, 0.016, 0.0004};
+
+PodMetrics pod_at(const std::string& name, double rate) {
+  TunerObservation o{1, 1, 1000, 200, rate, 256};
+  auto h = predict_observation(kTruth, o, 10);
+  REQUIRE(h.ok());
+  PodMetrics p;
+  p.pod = name;
+  p.arrival_rate_rps = rate;
+  p.avg_ttft_ms = (*h)[0];
+  p.avg_itl_ms = (*h)[1];
+  p.avg_input_tokens = 1000;
+  p.avg_output_tokens = 200;
+  p.seconds_since_start = 3600;
+  return p;
+}
+
+// One model with a cheap and an expensive variant, `per_pod_rps` on each of `replicas` pods.
+TickInput tick_at(double now_s, int cheap_replicas, int dear_replicas, double per_pod_rps) {
+  TickInput in;
+  in.now_s = now_s;
+  in.interval_s = 30;
+  ModelTickInput m;
+  m.model = {"prod", "llama"};
+  for (auto [name, cost, n] : {std::tuple{"cheap", 2.0, cheap_replicas}, std::tuple{"dear", 4.0, dear_replicas}}) {
+    VariantTickInput v;
+    v.state.spec.name = name;
+    v.state.spec.cost_per_replica = cost;
+    v.state.spec.min_replicas = 0;
+    v.state.spec.max_replicas = 20;
+    v.state.current_replicas = n;
+    v.state.desired_replicas = n;
+    for (int i = 0; i < n; ++i) v.state.pods.push_back(pod_at(std::string(name) + std::to_string(i), per_pod_rps));
+    m.variants.push_back(v);
+  }
+  m.arrival_rate_rps = per_pod_rps * (cheap_replicas + dear_replicas);
+  in.models.push_back(m);
+  return in;
+}
+
+PolicyConfig config() {
+  PolicyConfig c;
+  c.slo = {1500, 20};
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("queueing scales up the cheaper variant when demand exceeds learned capacity") {
+  QueueingPolicy p(config());
+  std::vector<Decision> d;
+  // lambda* of the truth at this SLO is about 6.0 req/s per replica; 6.5 req/s on 2+1
+  // replicas is 19.5 req/s of demand, more than 3 replicas carry: learn, then ask for more.
+  for (int t = 0; t < 12; ++t) d = p.tick(tick_at(30.0 * t, 2, 1, 6.5 + 0.1 * (t % 3)));
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].variant == "cheap");
+  CHECK(d[0].target_replicas > 2);
+  CHECK(d[0].reason.code == ReasonCode::kScaleUp);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("lambda*"));
+  CHECK(d[1].target_replicas == 1);
+}
+
+TEST_CASE("queueing holds the last good target when metrics vanish") {
+  QueueingPolicy p(config());
+  for (int t = 0; t < 8; ++t) p.tick(tick_at(30.0 * t, 2, 1, 6.0 + 0.1 * (t % 3)));
+  TickInput gap = tick_at(240, 2, 1, 6.0);
+  for (auto& v : gap.models[0].variants) v.state.pods.clear();
+  const auto d = p.tick(gap);
+  for (const Decision& x : d) {
+    CHECK(x.reason.code == ReasonCode::kMetricsMissing);
+    CHECK(x.target_replicas >= x.current_replicas);
+  }
+}
+
+TEST_CASE("queueing state round trip gives identical later decisions") {
+  QueueingPolicy a(config());
+  for (int t = 0; t < 6; ++t) a.tick(tick_at(30.0 * t, 2, 1, 5.0 + 0.2 * t));
+  QueueingPolicy b(config());
+  REQUIRE(b.restore_state(nlohmann::json::parse(a.save_state().dump())).ok());
+  for (int t = 6; t < 10; ++t) {
+    const auto in = tick_at(30.0 * t, 2, 1, 5.0 + 0.2 * t);
+    CHECK(a.tick(in) == b.tick(in));
+  }
+  CHECK(a.save_state() == b.save_state());
+  CHECK_FALSE(b.restore_state(nlohmann::json{{"tuners", 3}}).ok());
+}
