@@ -14,8 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "domain/cold_start_estimator.hpp"
-#include "domain/ekf_tuner.hpp"
+#include "domain/model_learning.hpp"
 #include "domain/policy.hpp"
 #include "domain/saturation.hpp"
 #include "domain/tick_finisher.hpp"
@@ -32,12 +31,11 @@ class HybridPolicy : public Policy {
   Result<bool> restore_state(const nlohmann::json& state) override;
 
  private:
-  std::vector<ScalingRequest> plan_model(const ModelTickInput& model, double now_s, double interval_s);
+  std::vector<ScalingRequest> plan_model(const ModelTickInput& model, double interval_s);
 
   PolicyConfig config_;
   SaturationConfig saturation_;
-  std::map<std::string, TunerState> tuners_;           // by variant key
-  std::map<std::string, ColdStartState> cold_starts_;  // by variant key
+  LearnedModels learned_;
   std::map<std::string, TrafficForecastState> forecasts_;  // by model key
   FinisherState finisher_;
 };

@@ -1,6 +1,7 @@
 // The table of policies selectable by name. A new policy adds one line here.
 #include <algorithm>
 
+#include "domain/erlang_policy.hpp"
 #include "domain/fixed_policy.hpp"
 #include "domain/hpa_policy.hpp"
 #include "domain/hybrid_policy.hpp"
@@ -21,6 +22,7 @@ const std::vector<PolicyInfo>& registered_policies() {
       {"load", "Dynamo load loop: +/-1 when every engine's regressed TTFT/ITL is above the SLO / below it x 0.8", make_load_policy},
       {"saturation", "llm-d WVA default: KV-cache (0.80) and queue (5) saturation, +1 on the cheapest / -1 on the dearest variant", make_saturation_policy},
       {"queueing", "llm-d WVA queueing model: EKF-learned lambda* at the SLO, cost-aware variant choice, WVA enforcer", make_queueing_policy},
+      {"erlang", "Inferscale: Holt forecast at the cold-start horizon, Erlang-C M/M/k tail bound, warm-pool cost minimisation", make_erlang_policy},
       {"hpa", "Kubernetes HPA baseline on running + waiting requests per replica (10% tolerance, 300 s down-stabilization)", make_hpa_policy},
   };
   return policies;

@@ -2,50 +2,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "domain/ekf_tuner.hpp"
+#include "policy_fixture.hpp"
 
 using namespace capstan;
 
 namespace {
 
-const ServiceParams kTruth{6.0, 0.016, 0.0004};
-
-PodMetrics pod_at(const std::string& name, double rate) {
-  TunerObservation o{1, 1, 1000, 200, rate, 256};
-  auto h = predict_observation(kTruth, o, 10);
-  REQUIRE(h.ok());
-  PodMetrics p;
-  p.pod = name;
-  p.arrival_rate_rps = rate;
-  p.avg_ttft_ms = (*h)[0];
-  p.avg_itl_ms = (*h)[1];
-  p.avg_input_tokens = 1000;
-  p.avg_output_tokens = 200;
-  p.seconds_since_start = 3600;
-  return p;
-}
-
-// One model with a cheap and an expensive variant, `per_pod_rps` on each of `replicas` pods.
-TickInput tick_at(double now_s, int cheap_replicas, int dear_replicas, double per_pod_rps) {
-  TickInput in;
-  in.now_s = now_s;
-  in.interval_s = 30;
-  ModelTickInput m;
-  m.model = {"prod", "llama"};
-  for (auto [name, cost, n] : {std::tuple{"cheap", 2.0, cheap_replicas}, std::tuple{"dear", 4.0, dear_replicas}}) {
-    VariantTickInput v;
-    v.state.spec.name = name;
-    v.state.spec.cost_per_replica = cost;
-    v.state.spec.min_replicas = 0;
-    v.state.spec.max_replicas = 20;
-    v.state.current_replicas = n;
-    v.state.desired_replicas = n;
-    for (int i = 0; i < n; ++i) v.state.pods.push_back(pod_at(std::string(name) + std::to_string(i), per_pod_rps));
-    m.variants.push_back(v);
-  }
-  m.arrival_rate_rps = per_pod_rps * (cheap_replicas + dear_replicas);
-  in.models.push_back(m);
-  return in;
+// cheap and dear replicas, each pod at per_pod_rps.
+TickInput tick_at(double now_s, int cheap, int dear, double per_pod_rps) {
+  return capstan::testing::tick_at(now_s, {cheap, dear, 0}, per_pod_rps * (cheap + dear));
 }
 
 PolicyConfig config() {
