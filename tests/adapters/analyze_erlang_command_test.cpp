@@ -1,7 +1,5 @@
 #include "adapters/cli/analyze_erlang_command.hpp"
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <string>
 
@@ -9,10 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/cli/usage_error.hpp"
+#include "run_binary.hpp"
 #include "run_cli_in_process.hpp"
 #include "test_data.hpp"
 
 using capstan::cli::UsageError;
+using capstan::testing::BinaryRun;
+using capstan::testing::run_binary;
 
 namespace {
 
@@ -33,24 +34,6 @@ std::string usage_error(std::vector<std::string> args) {
 }
 
 std::string num(double v) { return nlohmann::json(v).dump(); }
-
-struct BinaryRun {
-  int exit_status = -1;
-  std::string stdout_text;
-};
-
-// Runs the built capstan binary with a shell-quoted argument string, stderr discarded.
-BinaryRun run_binary(const std::string& args) {
-  const std::string cmd = std::string(CAPSTAN_BINARY) + " " + args + " 2>/dev/null";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  BinaryRun run;
-  char buf[256];
-  while (std::fgets(buf, sizeof buf, pipe) != nullptr) run.stdout_text += buf;
-  const int status = ::pclose(pipe);
-  run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return run;
-}
 
 }  // namespace
 
