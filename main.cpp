@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/cli/analyze_command.hpp"
+#include "adapters/cli/simulate_command.hpp"
 #include "adapters/cli/usage_error.hpp"
 
 int main(int argc, char** argv) {
@@ -13,6 +14,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "capstan 0.1.0");
 
   capstan::cli::add_analyze_command(app);
+  capstan::cli::add_simulate_command(app);
 
   try {
     app.parse(argc, argv);

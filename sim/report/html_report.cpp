@@ -77,7 +77,7 @@ const char* kScript = R"JS(
       '<div class="charts"></div>';
     panels.appendChild(panel);
     const charts = panel.querySelector('.charts');
-    const demandSeries = [{}, { label: 'arrivals req/s', stroke: '#444', scale: 'rps' }];
+    const demandSeries = [{ label: 'time s' }, { label: 'arrivals req/s', stroke: '#444', scale: 'rps' }];
     const demandData = [run.t, run.rate];
     run.variants.forEach((v, i) => {
       demandSeries.push({ label: v + ' replicas', stroke: colors[i % colors.length], scale: 'n', width: 2,
@@ -94,7 +94,7 @@ const char* kScript = R"JS(
       demandData, charts);
     const latency = (title, p50, p99, slo) => new uPlot({ title: title, width: width, height: 260,
       scales: { x: { time: false }, ms: { distr: 3 } }, axes: axes('ms', false),
-      series: [{}, { label: 'p50', stroke: '#1f77b4', scale: 'ms' }, { label: 'p99', stroke: '#d62728', scale: 'ms' },
+      series: [{ label: 'time s' }, { label: 'p50', stroke: '#1f77b4', scale: 'ms' }, { label: 'p99', stroke: '#d62728', scale: 'ms' },
         { label: 'SLO', stroke: '#999', dash: [6, 4], scale: 'ms' }] },
       [run.t, positive(p50), positive(p99), constant(run.t, slo)], charts);
     latency('TTFT of requests finished per tick', run.ttft_p50_ms, run.ttft_p99_ms, sloTtft);

@@ -1,0 +1,198 @@
+// `capstan simulate`; see simulate_command.hpp.
+#include "adapters/cli/simulate_command.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "adapters/cli/flags.hpp"
+#include "adapters/cli/simulate_table.hpp"
+#include "domain/format.hpp"
+#include "domain/policy.hpp"
+#include "sim/fleet_config.hpp"
+#include "sim/harness.hpp"
+#include "sim/oracle.hpp"
+#include "sim/report/html_report.hpp"
+#include "sim/report/summary_json.hpp"
+#include "sim/trace_demand.hpp"
+#include "sim/trace_open.hpp"
+
+namespace capstan::cli {
+namespace {
+
+struct SimulateFlags {
+  std::string trace, fleet, report, json, trace_format = "auto", window;
+  std::vector<std::string> policies;
+  double slo_ttft_ms = 2000, slo_itl_ms = 100;
+  double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300;
+  std::uint64_t seed = 1;
+};
+
+std::vector<std::string> resolve_policies(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  auto add = [&](const std::string& name) {
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  };
+  for (const auto& name : names) {
+    if (name == "all") {
+      for (const PolicyInfo& p : registered_policies()) add(p.name);
+      continue;
+    }
+    const auto& all = registered_policies();
+    if (std::none_of(all.begin(), all.end(), [&](const PolicyInfo& p) { return p.name == name; })) {
+      std::string known;
+      for (const PolicyInfo& p : all) known += (known.empty() ? "" : ", ") + p.name;
+      throw UsageError("--policy: unknown policy '" + name + "'; known: " + known + ", or all");
+    }
+    add(name);
+  }
+  if (out.empty()) throw UsageError("--policy: no policy is registered");
+  return out;
+}
+
+// Opens the output now, so a bad path fails before minutes of simulation.
+std::unique_ptr<std::ofstream> open_output(const std::string& path, const std::string& flag) {
+  if (path.empty()) return nullptr;
+  auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+  if (!*out) throw UsageError(flag + ": cannot write '" + path + "'");
+  return out;
+}
+
+std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
+  std::ostringstream s;
+  s << "capstan simulate --trace " << f.trace << " --fleet " << f.fleet;
+  for (const auto& p : f.policies) s << " --policy " << p;
+  s << " --slo-ttft-ms " << fmt_num(f.slo_ttft_ms) << " --slo-itl-ms " << fmt_num(f.slo_itl_ms)
+    << " --seed " << f.seed << " --tick-s " << fmt_num(f.tick_s);
+  if (cmd.count("--trace-format")) s << " --trace-format " << f.trace_format;
+  if (cmd.count("--speedup")) s << " --speedup " << fmt_num(f.speedup);
+  if (cmd.count("--rate-scale")) s << " --rate-scale " << fmt_num(f.rate_scale);
+  if (cmd.count("--window")) s << " --window " << f.window;
+  if (cmd.count("--oracle-window-s")) s << " --oracle-window-s " << fmt_num(f.oracle_window_s);
+  if (!f.json.empty()) s << " --json " << f.json;
+  if (!f.report.empty()) s << " --report " << f.report;
+  return s.str();
+}
+
+std::unique_ptr<sim::TraceSource> open_trace_or_throw(const std::string& path, const sim::TraceOptions& o) {
+  auto trace = sim::open_trace(path, o);
+  if (!trace.ok()) throw UsageError("--trace: " + trace.error().message);
+  return std::move(trace).value();
+}
+
+void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
+  require_nonnegative(f.slo_ttft_ms, "--slo-ttft-ms");
+  require_nonnegative(f.slo_itl_ms, "--slo-itl-ms");
+  require_positive(f.speedup, "--speedup");
+  require_positive(f.rate_scale, "--rate-scale");
+  require_positive(f.tick_s, "--tick-s");
+  require_positive(f.oracle_window_s, "--oracle-window-s");
+  sim::TraceOptions topts;
+  if (!sim::parse_trace_format(f.trace_format, topts.format))
+    throw UsageError("--trace-format must be one of auto, azure, mooncake, servegen, native, got '" +
+                     f.trace_format + "'");
+  if (cmd.count("--window")) {
+    auto w = sim::parse_window(f.window);
+    if (!w.ok()) throw UsageError("--window: " + w.error().message);
+    topts.window_from_s = w.value().first;
+    topts.window_to_s = w.value().second;
+  }
+  topts.speedup = f.speedup;
+  topts.rate_scale = f.rate_scale;
+  topts.seed = f.seed;
+  if (!std::filesystem::exists(f.trace)) throw UsageError("--trace: no such file '" + f.trace + "'");
+  if (!std::filesystem::exists(f.fleet)) throw UsageError("--fleet: no such file '" + f.fleet + "'");
+  auto fleet = sim::load_fleet_config(f.fleet);
+  if (!fleet.ok()) throw UsageError("--fleet: " + fleet.error().message);
+  const auto policies = resolve_policies(f.policies);
+  auto json_out = open_output(f.json, "--json");
+  auto report_out = open_output(f.report, "--report");
+
+  const std::string command = echo_command(f, cmd);
+  std::cout << "$ " << command << "\n" << std::flush;
+  const sim::SloTargets slo{f.slo_ttft_ms, f.slo_itl_ms};
+  const auto wall_start = std::chrono::steady_clock::now();
+
+  auto demand_trace = open_trace_or_throw(f.trace, topts);
+  auto demand = sim::measure_trace_demand(*demand_trace, 60, 20000, f.seed);
+  if (!demand.ok()) throw UsageError("--trace: " + demand.error().message);
+  sim::OracleOptions oopts;
+  oopts.window_s = f.oracle_window_s;
+  oopts.rate.seed = f.seed;
+  const sim::Oracle oracle = sim::compute_oracle(fleet.value(), demand.value(), slo, oopts);
+  const double oracle_wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  PolicyConfig pconfig;
+  pconfig.slo = {f.slo_ttft_ms, f.slo_itl_ms};
+  sim::HarnessOptions hopts;
+  hopts.tick_s = f.tick_s;
+  hopts.slo = slo;
+  hopts.seed = f.seed;
+  std::vector<sim::PolicyRun> runs;
+  long long simulated = 0;
+  for (const auto& name : policies) {
+    auto policy = make_policy(name, pconfig);
+    if (!policy.ok()) {
+      sim::PolicyRun failed;
+      failed.policy = name;
+      failed.error = policy.error().message;
+      runs.push_back(std::move(failed));
+      continue;
+    }
+    auto run = sim::run_policy(*policy.value(), fleet.value(), open_trace_or_throw(f.trace, topts), hopts);
+    if (!run.ok()) throw UsageError("--trace: " + run.error().message);
+    run.value().policy = name;
+    simulated += run.value().report.requests;
+    runs.push_back(std::move(run).value());
+  }
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  const nlohmann::json summary = sim::summary_json(f.trace, f.fleet, slo, oracle, runs);
+  std::cout << format_simulate_table(summary);
+  std::printf("oracle: %s GPU-hours (cost %s) over %zu windows of %s s; sustainable req/s per replica:",
+              fmt_num(oracle.gpu_hours).c_str(), fmt_num(oracle.cost).c_str(), oracle.windows.size(),
+              fmt_num(oracle.window_s).c_str());
+  for (std::size_t i = 0; i < oracle.variants.size(); ++i)
+    std::printf(" %s %s", oracle.variants[i].c_str(), fmt_num(oracle.sustainable[i].rate_rps).c_str());
+  if (!oracle.feasible) std::printf(" (no variant meets the SLO: no bound)");
+  if (oracle.windows_over_capacity > 0)
+    std::printf(" (%d windows above the fleet's capacity)", oracle.windows_over_capacity);
+  std::printf("\nsimulated %lld requests in %.2f s wall (oracle %.2f s): %.0f requests/s\n", simulated, wall_s,
+              oracle_wall_s, wall_s > 0 ? static_cast<double>(simulated) / wall_s : 0.0);
+  std::fflush(stdout);
+  const auto dump = [](const nlohmann::json& j, int indent) {
+    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  if (json_out) *json_out << dump(summary, 2) << "\n";
+  if (report_out) *report_out << sim::render_html_report(summary, runs, command);
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app) {
+  auto f = std::make_shared<SimulateFlags>();
+  CLI::App* cmd = app.add_subcommand("simulate", "benchmark policies over a trace in virtual time, with an oracle");
+  cmd->add_option("--trace", f->trace, "trace file (Azure, Mooncake, ServeGen, native)")->required();
+  cmd->add_option("--fleet", f->fleet, "fleet YAML (ops/examples/fleet.yaml)")->required();
+  cmd->add_option("--policy", f->policies, "policy name, repeatable; 'all' = every registered")->required();
+  cmd->add_option("--slo-ttft-ms", f->slo_ttft_ms, "TTFT target, ms (0: none)")->capture_default_str();
+  cmd->add_option("--slo-itl-ms", f->slo_itl_ms, "mean ITL target, ms (0: none)")->capture_default_str();
+  cmd->add_option("--seed", f->seed, "seed of every random draw")->capture_default_str();
+  cmd->add_option("--tick-s", f->tick_s, "policy tick interval, s")->capture_default_str();
+  cmd->add_option("--trace-format", f->trace_format, "auto, azure, mooncake, servegen, native")->capture_default_str();
+  cmd->add_option("--speedup", f->speedup, "divide trace times by this")->capture_default_str();
+  cmd->add_option("--rate-scale", f->rate_scale, "thin (<1) or duplicate (>1) requests")->capture_default_str();
+  cmd->add_option("--window", f->window, "FROM:TO seconds of the trace");
+  cmd->add_option("--oracle-window-s", f->oracle_window_s, "oracle planning window, s")->capture_default_str();
+  cmd->add_option("--json", f->json, "write the summary JSON here");
+  cmd->add_option("--report", f->report, "write the HTML report here");
+  cmd->callback([f, cmd] { run_simulate(*f, *cmd); });
+}
+
+}  // namespace capstan::cli

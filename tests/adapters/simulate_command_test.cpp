@@ -1,0 +1,126 @@
+// `capstan simulate` through the real binary, on the shipped Azure conversation excerpt
+// (tests/data/sim, 1,000 requests) and the example fleet.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "adapters/run_binary.hpp"
+
+using capstan::testing::run_binary;
+
+namespace {
+
+const std::string kTrace = std::string(CAPSTAN_TEST_DATA_DIR) + "/sim/azure_conv_excerpt.csv";
+const std::string kFleet = std::string(CAPSTAN_SOURCE_DIR) + "/ops/examples/fleet.yaml";
+
+std::string base_args() { return "simulate --trace " + kTrace + " --fleet " + kFleet; }
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string tmp(const std::string& name) { return "/tmp/capstan_simulate_test_" + std::to_string(::getpid()) + name; }
+
+}  // namespace
+
+TEST_CASE("simulate --policy all prints the command, a header and one aligned row per registered policy") {
+  // The rows are checked against the binary's own JSON: its registry is the one that ran.
+  const std::string json_path = tmp(".json");
+  const auto run = run_binary(base_args() + " --policy all --json " + json_path);
+  INFO(run.stderr_text);
+  REQUIRE(run.exit_status == 0);
+  const auto j = nlohmann::json::parse(read_file(json_path));
+  std::remove(json_path.c_str());
+  const auto& policies = j["policies"];
+  REQUIRE(policies.size() >= 1);
+  const auto lines = lines_of(run.stdout_text);
+  REQUIRE(lines.size() >= policies.size() + 4);
+  CHECK(lines[0].rfind("$ capstan simulate --trace ", 0) == 0);
+  const std::string& header = lines[1];
+  for (const char* col : {"policy", "requests", "slo_att", "failed", "ttft_p50_ms", "ttft_p99_ms", "itl_p50_ms",
+                          "itl_p99_ms", "gpu_hours", "cost", "actions", "vs_oracle"})
+    CHECK(header.find(col) != std::string::npos);
+  // Right-aligned numeric columns end where their header ends.
+  const std::size_t requests_end = header.find("requests") + std::string("requests").size();
+  bool has_fixed = false;
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    const std::string& row = lines[2 + i];
+    const std::string name = policies[i]["policy"];
+    has_fixed = has_fixed || name == "fixed";
+    CHECK(row.rfind(name + " ", 0) == 0);
+    REQUIRE(row.size() >= requests_end);
+    CHECK(row.substr(requests_end - 4, 4) == "1000");
+  }
+  CHECK(has_fixed);
+  CHECK(lines[2 + policies.size()].rfind("oracle: ", 0) == 0);
+  CHECK(run.stdout_text.find("requests/s") != std::string::npos);
+
+  CHECK(j["trace"] == kTrace);
+  CHECK(j["fleet"] == kFleet);
+  CHECK(j["slo"]["ttft_ms"] == 2000);
+  CHECK(j["slo"]["itl_ms"] == 100);
+  CHECK(j["oracle"]["gpu_hours"].is_number());
+  for (const auto& p : policies) {
+    for (const char* field : {"policy", "requests", "slo_attainment", "failed", "ttft_p50_ms", "ttft_p99_ms",
+                              "itl_p50_ms", "itl_p99_ms", "gpu_hours", "cost", "scale_actions",
+                              "gpu_hours_vs_oracle"})
+      CHECK(p.contains(field));
+    CHECK(p["requests"] == 1000);
+    CHECK(p["slo_attainment"].get<double>() >= 0);
+    CHECK(p["slo_attainment"].get<double>() <= 1);
+  }
+}
+
+TEST_CASE("simulate with the same seed writes identical JSON bytes, and a report that opens offline") {
+  const std::string a = tmp("a.json"), b = tmp("b.json"), html = tmp(".html");
+  const std::string args = base_args() + " --policy fixed --seed 7 --tick-s 15 --window 0:150";
+  REQUIRE(run_binary(args + " --json " + a + " --report " + html).exit_status == 0);
+  REQUIRE(run_binary(args + " --json " + b).exit_status == 0);
+  const std::string ja = read_file(a), jb = read_file(b), page = read_file(html);
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+  std::remove(html.c_str());
+  CHECK(!ja.empty());
+  CHECK(ja == jb);
+  CHECK(page.rfind("<!doctype html>", 0) == 0);
+  CHECK(page.find("uPlot") != std::string::npos);
+  CHECK(page.find("<script src=") == std::string::npos);
+}
+
+TEST_CASE("simulate rejects bad flags and files with exit status 2, naming the flag") {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {base_args() + " --policy nope", "--policy"},
+      {base_args() + " --policy fixed --tick-s 0", "--tick-s"},
+      {base_args() + " --policy fixed --slo-ttft-ms -5", "--slo-ttft-ms"},
+      {base_args() + " --policy fixed --speedup 0", "--speedup"},
+      {base_args() + " --policy fixed --rate-scale -1", "--rate-scale"},
+      {base_args() + " --policy fixed --window 9:x", "--window"},
+      {base_args() + " --policy fixed --trace-format csv", "--trace-format"},
+      {base_args() + " --policy fixed --json /nonexistent-dir/out.json", "--json"},
+      {base_args() + " --policy fixed --report /nonexistent-dir/out.html", "--report"},
+      {"simulate --trace /nonexistent.csv --fleet " + kFleet + " --policy fixed", "--trace"},
+      {"simulate --trace " + kTrace + " --fleet /nonexistent.yaml --policy fixed", "--fleet"},
+      {"simulate --trace " + kFleet + " --fleet " + kFleet + " --policy fixed", "--trace"},
+      {"simulate --trace " + kTrace + " --fleet " + kTrace + " --policy fixed", "--fleet"},
+      {"simulate --trace " + kTrace + " --fleet " + kFleet, "--policy"},
+  };
+  for (const auto& [args, flag] : cases) {
+    INFO(args);
+    const auto run = run_binary(args);
+    CHECK(run.exit_status == 2);
+    CHECK(run.stderr_text.find(flag) != std::string::npos);
+  }
+}
