@@ -48,7 +48,7 @@ std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const Var
 
 }  // namespace
 
-std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, double interval_s) {
+std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, double now_s, double interval_s) {
   const ModelObservation seen = learn_model(m, config_, interval_s, learned_);
   auto& forecaster =
       forecasts_.try_emplace(model_id_key(m.model), make_traffic_forecast(kPredictors).value()).first->second;
@@ -88,15 +88,23 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   }
   if (!any_capacity) return saturation_fallback(seen.variants, saturation_);
   signal.supply = supply;
+  // Bursts shorter than a cold start are only served by capacity that was kept.
+  auto& recent = recent_demand_[model_id_key(m.model)];
+  if (seen.usable) recent.emplace_back(now_s, demand);
+  const double keep_s = horizon_s + config_.scale_down_cooldown_s;
+  while (!recent.empty() && recent.front().first < now_s - keep_s) recent.pop_front();
+  double peak = demand;
+  for (const auto& [t, d] : recent) peak = std::max(peak, d);
   signal.required = std::max(0.0, demand - supply);
-  signal.spare = std::max(0.0, supply - demand * (1 + kSpareMargin));
+  signal.spare = std::max(0.0, supply - peak * (1 + kSpareMargin));
   std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
 
   // The decision's latency estimate includes the queueing already observed.
   const double wait_ms = observed_wait_ms(seen.waiting_requests, m.upstream_queue, ready_supply);
   const std::string why = "demand " + fmt_num(demand) + " req/s (forecast " + fmt_num(ahead.rate_rps) +
                           " req/s at t+" + fmt_num(std::round(horizon_s)) + " s, observed " + fmt_num(observed_rps) +
-                          " req/s + backlog " + fmt_num(backlog) + "), supply " + fmt_num(supply) + " req/s";
+                          " req/s + backlog " + fmt_num(backlog) + "), peak " + fmt_num(peak) + " req/s over the last " +
+                          fmt_num(std::round(keep_s)) + " s, supply " + fmt_num(supply) + " req/s";
   for (size_t i = 0; i < requests.size(); ++i) {
     ScalingRequest& r = requests[i];
     r.reason.text += "; " + why;
@@ -116,13 +124,15 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
 std::vector<Decision> HybridPolicy::tick(const TickInput& input) {
   std::vector<ModelRequests> wishes;
   for (const ModelTickInput& m : input.models) {
-    wishes.push_back({&m, plan_model(m, input.interval_s)});
+    wishes.push_back({&m, plan_model(m, input.now_s, input.interval_s)});
   }
   return finish_tick(wishes, config_, input.now_s, input.interval_s, finisher_);
 }
 
 nlohmann::json HybridPolicy::save_state() const {
-  return {{"learned", learned_}, {"forecasts", forecasts_}, {"finisher", finisher_}};
+  nlohmann::json recent = nlohmann::json::object();
+  for (const auto& [k, d] : recent_demand_) recent[k] = std::vector<std::pair<double, double>>(d.begin(), d.end());
+  return {{"learned", learned_}, {"forecasts", forecasts_}, {"recent_demand", recent}, {"finisher", finisher_}};
 }
 
 Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
@@ -130,6 +140,12 @@ Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
     auto learned = state.at("learned").get<LearnedModels>();
     auto forecasts = state.at("forecasts").get<std::map<std::string, TrafficForecastState>>();
     auto finisher = state.at("finisher").get<FinisherState>();
+    std::map<std::string, std::deque<std::pair<double, double>>> recent;
+    for (const auto& [k, v] : state.at("recent_demand").items()) {
+      const auto pairs = v.get<std::vector<std::pair<double, double>>>();
+      recent[k] = std::deque<std::pair<double, double>>(pairs.begin(), pairs.end());
+    }
+    recent_demand_ = std::move(recent);
     learned_ = std::move(learned);
     forecasts_ = std::move(forecasts);
     finisher_ = std::move(finisher);

@@ -4,12 +4,14 @@
 //   capacity per replica c_v = min(lambda* at the SLO, the rate keeping
 //                   P(TTFT > target) <= p) from the EKF-learned queue model
 //   supply  = sum over variants of c_v x replicas, starting ones included
-// Missing capacity goes to the most cost-efficient variant, spare capacity (beyond a
-// 15% margin) comes off the most expensive one; the shared finisher then applies the
+// Missing capacity goes to the most cost-efficient variant; spare capacity (beyond a
+// 15% margin over the peak demand of the last cold start + cooldown, because released
+// replicas cannot return sooner) comes off the most expensive one; the shared finisher then applies the
 // metric guard, step limit, enforcer and GPU budget. A model with nothing learned yet
 // falls back to WVA's saturation rule, which needs no parameters.
 #pragma once
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,12 +33,15 @@ class HybridPolicy : public Policy {
   Result<bool> restore_state(const nlohmann::json& state) override;
 
  private:
-  std::vector<ScalingRequest> plan_model(const ModelTickInput& model, double interval_s);
+  std::vector<ScalingRequest> plan_model(const ModelTickInput& model, double now_s, double interval_s);
 
   PolicyConfig config_;
   SaturationConfig saturation_;
   LearnedModels learned_;
   std::map<std::string, TrafficForecastState> forecasts_;  // by model key
+  // Recent (time, demand) per model: capacity is released only below the peak of the
+  // last cold start + cooldown, since what is released cannot return sooner.
+  std::map<std::string, std::deque<std::pair<double, double>>> recent_demand_;
   FinisherState finisher_;
 };
 

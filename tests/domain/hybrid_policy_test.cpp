@@ -88,3 +88,20 @@ TEST_CASE("hybrid state round trip gives identical later decisions") {
     CHECK(a.tick(in) == b.tick(in));
   }
 }
+
+TEST_CASE("hybrid keeps capacity for a burst's peak for one cold start + cooldown") {
+  PolicyConfig c = config();
+  c.scale_down_cooldown_s = 300;
+  HybridPolicy p(c);
+  warm_up(p, Fleet{4, 0, 0}, 24);  // a burst at 6 req/s per replica
+  // Load falls to a trickle: the capacity stays while the burst is within
+  // cold start (300 s) + one tick + cooldown (300 s)...
+  int t = 10;
+  for (; 30.0 * t < 270 + 630; ++t) {
+    CHECK(p.tick(tick_at(30.0 * t, Fleet{4, 0, 0}, 2))[0].target_replicas == 4);
+  }
+  // ...and goes once the peak has left the window.
+  const Decision next = p.tick(tick_at(30.0 * t, Fleet{4, 0, 0}, 2))[0];
+  INFO(next.reason.text);
+  CHECK(next.target_replicas < 4);
+}
