@@ -97,7 +97,7 @@ TEST_CASE("hybrid keeps capacity for a burst's peak for one cold start + cooldow
   // Load falls to a trickle: the capacity stays while the burst is within
   // cold start (300 s) + one tick + cooldown (300 s)...
   int t = 10;
-  for (; 30.0 * t < 270 + 630; ++t) {
+  for (; 30.0 * t <= 270 + 630; ++t) {
     CHECK(p.tick(tick_at(30.0 * t, Fleet{4, 0, 0}, 2))[0].target_replicas == 4);
   }
   // ...and goes once the peak has left the window.
