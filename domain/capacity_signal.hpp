@@ -31,6 +31,9 @@ struct CapacitySignal {
   double demand = 0;
   double required = 0;         // > 0: add this much capacity
   double spare = 0;            // > 0: this much can be released
+  // WVA releases from the most expensive variant per replica; capstan's hybrid from the
+  // one with the highest cost per unit of capacity.
+  bool release_least_efficient_first = false;
   std::vector<VariantSupply> variants;
 };
 

@@ -62,7 +62,12 @@ void scale_down(const CapacitySignal& s, std::vector<int>& targets) {
       });
   const std::size_t cheapest = static_cast<std::size_t>(cheapest_it - s.variants.begin());
   double remaining = s.spare;
-  for (std::size_t i : by_cost_descending(s.variants)) {
+  std::vector<std::size_t> order = by_cost_descending(s.variants);
+  if (s.release_least_efficient_first) {
+    order = by_cost_efficiency(s.variants);
+    std::reverse(order.begin(), order.end());
+  }
+  for (std::size_t i : order) {
     const VariantSupply& v = s.variants[i];
     if (remaining <= 0) break;
     if (v.per_replica_capacity <= 0) continue;
@@ -106,7 +111,8 @@ std::vector<ScalingRequest> optimize_cost_aware(const CapacitySignal& s) {
                       fmt_num(v.cost_per_replica) + " per " + amount(v.per_replica_capacity, s) +
                       " is the most cost-efficient";
     } else if (targets[i] < current) {
-      r.reason.text = head + amount(s.spare, s) + " spare; most expensive variant first";
+      r.reason.text = head + amount(s.spare, s) + (s.release_least_efficient_first ? " spare; least cost-efficient variant first"
+                                                                      : " spare; most expensive variant first");
     } else if (s.required > 0 && !any_capacity) {
       r.reason = {ReasonCode::kNoCapacityData,
                   head + amount(s.required, s) + " required but no variant has known capacity"};

@@ -16,6 +16,7 @@ namespace {
 
 constexpr double kSpareMargin = 0.15;     // keep 15% above demand before releasing a replica
 constexpr double kDrainTicks = 2;         // a backlog should be gone within two ticks
+constexpr size_t kCapacityWindow = 10;    // ticks of capacity estimates behind the median
 const std::vector<PredictorKind> kPredictors{PredictorKind::kConstant, PredictorKind::kHolt,
                                              PredictorKind::kKalman};
 
@@ -77,7 +78,16 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
     if (it != learned_.tuners.end() && shape.avg_input_tokens > 0) {
       s = size_variant(it->second.params, v.state.spec, shape, config_.slo, config_.tail_probability);
     }
-    const double cap = s ? s->capacity_rps : 0;
+    double cap = 0;
+    if (s) {
+      auto& history = recent_capacity_[variant_id_key(m.model, v.state.spec.name)];
+      history.push_back(s->capacity_rps);
+      if (history.size() > kCapacityWindow) history.pop_front();
+      std::vector<double> sorted(history.begin(), history.end());
+      std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+      cap = sorted[sorted.size() / 2];
+      s->capacity_rps = cap;
+    }
     any_capacity = any_capacity || cap > 0;
     supply += cap * v.state.current_replicas;  // starting replicas are coming capacity
     ready_supply += cap * ready_replicas(v.state);
@@ -97,6 +107,7 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   for (const auto& [t, d] : recent) peak = std::max(peak, d);
   signal.required = std::max(0.0, demand - supply);
   signal.spare = std::max(0.0, supply - peak * (1 + kSpareMargin));
+  signal.release_least_efficient_first = true;
   std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
 
   // The decision's latency estimate includes the queueing already observed.
@@ -132,7 +143,11 @@ std::vector<Decision> HybridPolicy::tick(const TickInput& input) {
 nlohmann::json HybridPolicy::save_state() const {
   nlohmann::json recent = nlohmann::json::object();
   for (const auto& [k, d] : recent_demand_) recent[k] = std::vector<std::pair<double, double>>(d.begin(), d.end());
-  return {{"learned", learned_}, {"forecasts", forecasts_}, {"recent_demand", recent}, {"finisher", finisher_}};
+  return {{"learned", learned_},
+          {"forecasts", forecasts_},
+          {"recent_demand", recent},
+          {"recent_capacity", recent_capacity_},
+          {"finisher", finisher_}};
 }
 
 Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
@@ -146,6 +161,7 @@ Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
       recent[k] = std::deque<std::pair<double, double>>(pairs.begin(), pairs.end());
     }
     recent_demand_ = std::move(recent);
+    recent_capacity_ = state.at("recent_capacity").get<std::map<std::string, std::deque<double>>>();
     learned_ = std::move(learned);
     forecasts_ = std::move(forecasts);
     finisher_ = std::move(finisher);

@@ -42,6 +42,9 @@ class HybridPolicy : public Policy {
   // Recent (time, demand) per model: capacity is released only below the peak of the
   // last cold start + cooldown, since what is released cannot return sooner.
   std::map<std::string, std::deque<std::pair<double, double>>> recent_demand_;
+  // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
+  // one tick's drifting fit does not move replicas.
+  std::map<std::string, std::deque<double>> recent_capacity_;
   FinisherState finisher_;
 };
 

@@ -91,3 +91,13 @@ TEST_CASE("Each role of a split model is optimized on its own") {
   CHECK(out[0].target_replicas == 3);
   CHECK(out[1].target_replicas == 2);
 }
+
+TEST_CASE("Cost-aware scale-down can release the least cost-efficient variant first") {
+  // h100 costs more per replica but less per unit of capacity than a10g.
+  auto s = signal(0, 9000, {supply("a10g", 5, 8000, 2), supply("h100", 15, 40000, 1)});
+  s.release_least_efficient_first = true;
+  const auto r = optimize_cost_aware(s);
+  CHECK(r[0].target_replicas == 1);
+  CHECK(r[1].target_replicas == 1);
+  CHECK_THAT(r[0].reason.text, Catch::Contains("least cost-efficient"));
+}
