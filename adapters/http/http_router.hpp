@@ -1,0 +1,59 @@
+// The admin and simulator HTTP servers' routing table: (method, path pattern) ->
+// handler. A pattern is a path whose segments may be "{name}" placeholders that
+// match one non-empty segment ("/metrics/pods/{pod}"); the matched values reach the
+// handler in HttpRequest::params. Handlers are plain functions from a request to a
+// status and a body, so they are testable without a socket (http_server.hpp moves
+// the bytes). Dispatch: the first route whose pattern and method match; a path that
+// matches only under other methods gets 405, anything else 404.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace capstan::http {
+
+struct HttpRequest {
+  std::string method;   // "GET", "PATCH", ... as sent
+  std::string path;     // the target without its query string
+  std::string query;    // after '?', undecoded; empty if none
+  std::string content_type;
+  std::string body;
+  std::map<std::string, std::string> params;  // filled by the router from {placeholders}
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string body;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers
+};
+
+using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+
+HttpResponse text_response(int status, std::string body);
+HttpResponse json_response(int status, std::string body);
+
+class HttpRouter {
+ public:
+  // pattern starts with '/'; a trailing '/' is significant.
+  void add(std::string method, std::string pattern, HttpHandler handler);
+
+  // Fills request.params from the matched pattern, then calls its handler.
+  HttpResponse dispatch(HttpRequest request) const;
+
+ private:
+  struct Route {
+    std::string method;
+    std::vector<std::string> segments;
+    HttpHandler handler;
+  };
+  std::vector<Route> routes_;
+};
+
+// "/a/b/" -> {"a", "b", ""}; "/" -> {""}.
+std::vector<std::string> split_path(const std::string& path);
+
+}  // namespace capstan::http

@@ -1,0 +1,48 @@
+// A small HTTP/1.1 server (Boost.Beast) for capstan's own endpoints: it accepts on
+// one address, reads each request with a bounded size, hands it to an HttpRouter and
+// writes the handler's response, keeping connections alive while the client asks.
+// It runs on the io_context the caller owns and runs (one thread is the intended
+// use: handlers then never run concurrently). Constructing it does nothing; listen()
+// binds and starts accepting, stop() closes the acceptor and every open connection.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include <boost/asio/io_context.hpp>
+
+#include "adapters/http/http_router.hpp"
+#include "domain/result.hpp"
+
+namespace capstan::http {
+
+struct HttpServerOptions {
+  std::string address = "127.0.0.1";
+  unsigned short port = 0;                      // 0: the kernel picks one (see listen())
+  std::size_t max_header_bytes = 8 * 1024;
+  std::size_t max_body_bytes = 64 * 1024;       // larger bodies get 413
+  std::chrono::milliseconds idle_timeout{30000};  // per read or write
+};
+
+class HttpServer {
+ public:
+  HttpServer(boost::asio::io_context& io, HttpRouter router, HttpServerOptions options = {});
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds, listens and queues the first accept; returns the bound port. Errors name
+  // the address ("cannot listen on 127.0.0.1:80: Permission denied").
+  Result<unsigned short> listen();
+  // Stops accepting and closes the open connections; safe to call twice.
+  void stop();
+
+  struct Impl;  // opaque: the acceptor and its connections, in http_server.cpp
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace capstan::http
