@@ -9,6 +9,7 @@
 #include "domain/policy.hpp"
 #include "domain/queueing_policy.hpp"
 #include "domain/saturation_policy.hpp"
+#include "domain/saturation_token_policy.hpp"
 #include "domain/throughput_policy.hpp"
 
 namespace capstan {
@@ -21,6 +22,7 @@ const std::vector<PolicyInfo>& registered_policies() {
       {"throughput", "Dynamo SLA planner: predicted load over per-replica capacity at the SLO sets a floor; the load loop acts above it", make_throughput_policy},
       {"load", "Dynamo load loop: +/-1 when every engine's regressed TTFT/ITL is above the SLO / below it x 0.8", make_load_policy},
       {"saturation", "llm-d WVA default: KV-cache (0.80) and queue (5) saturation, +1 on the cheapest / -1 on the dearest variant", make_saturation_policy},
+      {"saturation-token", "llm-d WVA token saturation: min(k1 memory, k2 compute) token capacity per role, cost-aware placement", make_saturation_token_policy},
       {"queueing", "llm-d WVA queueing model: EKF-learned lambda* at the SLO, cost-aware variant choice, WVA enforcer", make_queueing_policy},
       {"erlang", "Inferscale: Holt forecast at the cold-start horizon, Erlang-C M/M/k tail bound, warm-pool cost minimisation", make_erlang_policy},
       {"hpa", "Kubernetes HPA baseline on running + waiting requests per replica (10% tolerance, 300 s down-stabilization)", make_hpa_policy},

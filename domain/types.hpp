@@ -53,6 +53,9 @@ struct VariantSpec {
   int min_replicas = 0;
   int max_replicas = 100;
   Role role = Role::kBoth;
+  // Engine limits, when known (0 = unknown): what token-based analyzers size against.
+  double kv_capacity_tokens = 0;   // GPU KV blocks x block size
+  int max_num_batched_tokens = 0;  // vLLM --max-num-batched-tokens
 };
 
 // The queue model's hardware parameters, all in milliseconds.

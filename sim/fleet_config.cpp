@@ -82,6 +82,8 @@ VariantSpec to_variant_spec(const VariantConfig& v) {
   spec.min_replicas = v.min_replicas;
   spec.max_replicas = v.max_replicas;
   spec.role = v.role;
+  spec.kv_capacity_tokens = static_cast<double>(v.server.num_gpu_blocks) * v.server.block_size;
+  spec.max_num_batched_tokens = v.server.max_num_batched_tokens;
   return spec;
 }
 
