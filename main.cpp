@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/cli/analyze_command.hpp"
+#include "adapters/cli/sim_serve_command.hpp"
 #include "adapters/cli/simulate_command.hpp"
 #include "adapters/cli/usage_error.hpp"
 
@@ -15,6 +16,7 @@ int main(int argc, char** argv) {
 
   capstan::cli::add_analyze_command(app);
   capstan::cli::add_simulate_command(app);
+  capstan::cli::add_sim_serve_command(app);
 
   try {
     app.parse(argc, argv);
