@@ -2,6 +2,7 @@
 #include "sim/harness.hpp"
 
 #include <exception>
+#include <limits>
 
 namespace capstan::sim {
 
@@ -74,6 +75,21 @@ TickInput to_tick_input(const Observation& obs, const FleetConfig& fleet,
   return input;
 }
 
+void blank_metrics(TickInput& input, bool nan) {
+  const double x = std::numeric_limits<double>::quiet_NaN();
+  for (ModelTickInput& m : input.models)
+    for (VariantTickInput& v : m.variants) {
+      v.forward_passes.clear();
+      if (!nan) {
+        v.state.pods.clear();
+        continue;
+      }
+      for (PodMetrics& p : v.state.pods)
+        p.arrival_rate_rps = p.avg_ttft_ms = p.avg_itl_ms = p.avg_input_tokens = p.avg_output_tokens = p.kv_usage =
+            p.queue_length = p.running = x;
+    }
+}
+
 Result<PolicyRun> run_policy(Policy& policy, const FleetConfig& fleet, std::unique_ptr<TraceSource> trace,
                              const HarnessOptions& options) {
   if (!(options.tick_s > 0)) return invalid_argument("tick_s must be > 0");
@@ -87,14 +103,17 @@ Result<PolicyRun> run_policy(Policy& policy, const FleetConfig& fleet, std::uniq
   for (long long k = 1;; ++k) {
     // Times as k * tick, not repeated sums, so that long runs do not drift.
     const double t_s = static_cast<double>(k) * options.tick_s;
-    const bool more = sim.advance_to(t_s);
+    const bool more = sim.advance_to(t_s) || t_s < options.min_duration_s;
     if (sim.error()) return *sim.error();
     const Observation obs = sim.observe();
     TickRecord rec = record_tick(obs, sim.recent_outcomes());
     if (more && !policy_failed) {
       std::vector<Decision> decisions;
       try {
-        decisions = policy.tick(to_tick_input(obs, fleet, desired, options.tick_s, options.model_namespace));
+        TickInput input = to_tick_input(obs, fleet, desired, options.tick_s, options.model_namespace);
+        const auto& gap = options.metrics_gap;
+        if (gap && t_s >= gap->from_s && t_s < gap->to_s) blank_metrics(input, gap->nan);
+        decisions = policy.tick(input);
       } catch (const std::exception& e) {
         policy_failed = true;
         run.error = "tick at " + std::to_string(static_cast<long long>(t_s)) + " s threw: " + e.what();
@@ -121,7 +140,7 @@ Result<PolicyRun> run_policy(Policy& policy, const FleetConfig& fleet, std::uniq
     if (!more) break;
     if (sim.trace_exhausted()) {
       if (exhausted_at_s < 0) exhausted_at_s = t_s;
-      if (t_s - exhausted_at_s >= options.drain_limit_s) break;
+      if (t_s - exhausted_at_s >= options.drain_limit_s && t_s >= options.min_duration_s) break;
     }
   }
   run.report = sim.report();

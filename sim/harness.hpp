@@ -26,6 +26,15 @@
 
 namespace capstan::sim {
 
+// A window in which the policy sees no usable pod metrics (a Prometheus outage or a
+// scrape that returns garbage): the pods and forward passes of the TickInput are
+// dropped, or with `nan` every pod value is NaN. The fleet itself runs on.
+struct MetricsGap {
+  double from_s = 0;  // ticks with from_s <= now_s < to_s are blanked
+  double to_s = 0;
+  bool nan = false;
+};
+
 struct HarnessOptions {
   double tick_s = 30;
   SloTargets slo;
@@ -34,6 +43,10 @@ struct HarnessOptions {
   // (requests stuck upstream with no replica and no client timeout).
   double drain_limit_s = 3600;
   std::string model_namespace = "sim";
+  // Keep ticking (policy included) until this time even when the fleet is idle and
+  // the trace is over, e.g. to watch a fleet release replicas after traffic stops.
+  double min_duration_s = 0;
+  std::optional<MetricsGap> metrics_gap;  // default: metrics always present
 };
 
 // One tick of the run, for the plots. Latencies are over the requests that
@@ -63,6 +76,9 @@ struct PolicyRun {
 TickInput to_tick_input(const Observation& observation, const FleetConfig& fleet,
                         const std::vector<std::optional<int>>& desired, double interval_s,
                         const std::string& model_namespace);
+
+// Drops (or NaNs) the pod metrics and forward passes of every variant of `input`.
+void blank_metrics(TickInput& input, bool nan);
 
 // Errors only when the trace is malformed (the message names the file and line).
 Result<PolicyRun> run_policy(Policy& policy, const FleetConfig& fleet, std::unique_ptr<TraceSource> trace,
