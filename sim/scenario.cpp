@@ -1,0 +1,256 @@
+// Scenario file loading and validation; see scenario.hpp.
+#include "sim/scenario.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <set>
+
+#include "sim/scenario_checks.hpp"
+#include "sim/trace_open.hpp"
+#include "sim/yaml_fields.hpp"
+
+namespace capstan::sim {
+namespace {
+
+constexpr double kBig = 1e12;
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Every key of `node` must be one of `known`; names the first that is not.
+void reject_unknown_keys(YamlFields& f, const YAML::Node& node, const std::vector<std::string>& known) {
+  if (!f.ok() || !node.IsMap()) return;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (std::find(known.begin(), known.end(), key) == known.end())
+      return f.fail(key, "is not a known key (known: " + join(known) + ")");
+  }
+}
+
+std::string resolve(const std::string& scenario_file, const std::string& relative) {
+  const std::filesystem::path p(relative);
+  if (p.is_absolute()) return relative;
+  return (std::filesystem::path(scenario_file).parent_path() / p).lexically_normal().string();
+}
+
+const std::map<std::string, std::vector<std::string>>& generator_params() {
+  static const std::map<std::string, std::vector<std::string>> params{
+      {"poisson", {"rate_rps"}},
+      {"diurnal", {"mean_rps", "amplitude", "period_s", "phase_rad"}},
+      {"step", {}},
+      {"burst", {"base_rps", "burst_rps", "period_s", "burst_s"}},
+      {"ramp", {"from_rps", "to_rps", "at_s", "ramp_s"}},
+      {"trace", {"speedup", "rate_scale"}},
+  };
+  return params;
+}
+
+// Errors as YamlFields does, under the key prefix "workload.lengths.".
+std::optional<Error> load_lengths(const std::string& path, const YAML::Node& node, LengthSpec& out) {
+  if (!node) return std::nullopt;
+  YamlFields f(path, node, "workload.lengths.");
+  reject_unknown_keys(f, node, {"input_mean", "input_cv", "output_mean", "output_cv"});
+  f.optional_double("input_mean", out.input_mean, 1, 1e7);
+  f.optional_double("input_cv", out.input_cv, 0, 10);
+  f.optional_double("output_mean", out.output_mean, 1, 1e7);
+  f.optional_double("output_cv", out.output_cv, 0, 10);
+  if (!f.ok()) return f.error();
+  return std::nullopt;
+}
+
+Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& node) {
+  WorkloadSpec w;
+  YamlFields f(path, node, "workload.");
+  f.required_string("generator", w.generator);
+  if (!f.ok()) return f.error();
+  const auto& all = generator_params();
+  auto it = all.find(w.generator);
+  if (it == all.end()) {
+    std::vector<std::string> names;
+    for (const auto& [name, _] : all) names.push_back(name);
+    f.fail("generator", "must be one of " + join(names) + ", got '" + w.generator + "'");
+    return f.error();
+  }
+  std::vector<std::string> known{"generator", "lengths"};
+  known.insert(known.end(), it->second.begin(), it->second.end());
+  if (w.generator == "step") known.push_back("steps");
+  if (w.generator == "trace") known.insert(known.end(), {"path", "window"});
+  reject_unknown_keys(f, node, known);
+  const bool optional_param = w.generator == "trace";
+  for (const auto& key : it->second) {
+    double v = 0;
+    const bool has_default = optional_param || key == "phase_rad";
+    if (has_default && !node[key]) continue;
+    f.required_double(key, v, key == "phase_rad" ? -kBig : 0, key == "amplitude" ? 1 : kBig);
+    if (f.ok()) w.params[key] = v;
+  }
+  if (f.ok() && (w.generator == "diurnal" || w.generator == "burst") && w.params["period_s"] <= 0)
+    f.fail("period_s", "must be > 0, got 0");
+  if (f.ok() && w.generator == "step") {
+    const YAML::Node steps = node["steps"];
+    if (!steps || !steps.IsSequence() || steps.size() == 0) {
+      f.fail("steps", "must be a non-empty list of [start_s, rate_rps] pairs");
+    } else {
+      for (std::size_t i = 0; i < steps.size() && f.ok(); ++i) {
+        const std::string key = "steps[" + std::to_string(i) + "]";
+        try {
+          if (!steps[i].IsSequence() || steps[i].size() != 2) throw YAML::Exception(YAML::Mark(), "");
+          const double start = steps[i][0].as<double>(), rate = steps[i][1].as<double>();
+          if (start < 0 || rate < 0) f.fail(key, "must have start_s >= 0 and rate_rps >= 0");
+          else if (!w.steps.empty() && start <= w.steps.back().first)
+            f.fail(key, "must start after the previous step");
+          else w.steps.emplace_back(start, rate);
+        } catch (const YAML::Exception&) {
+          f.fail(key, "must be a [start_s, rate_rps] pair of numbers");
+        }
+      }
+    }
+  }
+  if (f.ok() && w.generator == "trace") {
+    std::string rel;
+    f.required_string("path", rel);
+    if (f.ok()) {
+      w.trace_path = resolve(path, rel);
+      if (!std::filesystem::exists(w.trace_path)) f.fail("path", "must name an existing file, got '" + rel + "'");
+    }
+    std::string window;
+    f.optional_string("window", window);
+    if (f.ok() && !window.empty()) {
+      auto parsed = parse_window(window);
+      if (!parsed.ok()) f.fail("window", "must be FROM:TO seconds: " + parsed.error().message);
+      else {
+        w.window_from_s = parsed.value().first;
+        w.window_to_s = std::isfinite(parsed.value().second) ? parsed.value().second : -1;
+      }
+    }
+    for (const char* key : {"speedup", "rate_scale"})
+      if (f.ok() && w.params.count(key) && w.params[key] <= 0) f.fail(key, "must be > 0");
+  }
+  if (!f.ok()) return f.error();
+  if (auto e = load_lengths(path, node["lengths"], w.lengths)) return *e;
+  return w;
+}
+
+Result<CheckSpec> load_check(const std::string& path, const YAML::Node& node, std::size_t index) {
+  CheckSpec c;
+  YamlFields f(path, node, "checks[" + std::to_string(index) + "].");
+  f.required_string("check", c.check);
+  if (!f.ok()) return f.error();
+  const CheckInfo* info = find_check(c.check);
+  if (info == nullptr) {
+    std::vector<std::string> names;
+    for (const CheckInfo& i : check_catalogue()) names.push_back(i.name);
+    f.fail("check", "must be one of " + join(names) + ", got '" + c.check + "'");
+    return f.error();
+  }
+  std::vector<std::string> known{"check", "limit"};
+  known.insert(known.end(), info->required.begin(), info->required.end());
+  known.insert(known.end(), info->optional.begin(), info->optional.end());
+  reject_unknown_keys(f, node, known);
+  f.required_double("limit", c.limit, -kBig, kBig);
+  for (const auto& key : info->required) {
+    double v = 0;
+    f.required_double(key, v, 0, kBig);
+    if (f.ok()) c.params[key] = v;
+  }
+  for (const auto& key : info->optional) {
+    if (!node[key]) continue;
+    double v = 0;
+    f.optional_double(key, v, 0, kBig);
+    if (f.ok()) c.params[key] = v;
+  }
+  if (!f.ok()) return f.error();
+  return c;
+}
+
+}  // namespace
+
+Result<Scenario> load_scenario(const std::string& path) {
+  auto doc = load_yaml_file(path);
+  if (!doc.ok()) return doc.error();
+  const YAML::Node root = doc.value();
+  YamlFields top(path, root);
+  reject_unknown_keys(top, root,
+                      {"name", "description", "fleet", "workload", "duration_s", "tick_s", "seed", "slo",
+                       "scale_to_zero_retention_s", "scale_down_cooldown_s", "metrics_gap", "checks"});
+  Scenario s;
+  s.file = path;
+  std::string fleet;
+  int seed = 1;
+  top.required_string("name", s.name);
+  top.optional_string("description", s.description);
+  top.required_string("fleet", fleet);
+  top.required_double("duration_s", s.duration_s, 1, 1e8);
+  top.optional_double("tick_s", s.tick_s, 0.001, 1e6);
+  top.optional_int("seed", seed, 0, 1 << 30);
+  top.optional_double("scale_to_zero_retention_s", s.scale_to_zero_retention_s, 0, 1e8);
+  top.optional_double("scale_down_cooldown_s", s.scale_down_cooldown_s, 0, 1e8);
+  if (top.ok() && (s.name.empty() || s.name.find_first_of(" \t/") != std::string::npos))
+    top.fail("name", "must be a non-empty word without spaces or '/', got '" + s.name + "'");
+  if (top.ok()) {
+    s.fleet_path = resolve(path, fleet);
+    if (!std::filesystem::exists(s.fleet_path)) top.fail("fleet", "must name an existing file, got '" + fleet + "'");
+  }
+  if (top.ok() && root["slo"]) {
+    YamlFields slo(path, root["slo"], "slo.");
+    reject_unknown_keys(slo, root["slo"], {"ttft_ms", "itl_ms"});
+    slo.optional_double("ttft_ms", s.slo.ttft_ms, 0, 1e9);
+    slo.optional_double("itl_ms", s.slo.itl_ms, 0, 1e9);
+    if (!slo.ok()) return slo.error();
+  }
+  if (top.ok() && root["metrics_gap"]) {
+    YamlFields gap(path, root["metrics_gap"], "metrics_gap.");
+    reject_unknown_keys(gap, root["metrics_gap"], {"from_s", "to_s", "kind"});
+    MetricsGap g;
+    std::string kind = "missing";
+    gap.required_double("from_s", g.from_s, 0, 1e8);
+    gap.required_double("to_s", g.to_s, 0, 1e8);
+    gap.optional_string("kind", kind);
+    if (gap.ok() && g.to_s <= g.from_s) gap.fail("to_s", "must be > from_s");
+    if (gap.ok() && kind != "missing" && kind != "nan")
+      gap.fail("kind", "must be one of missing, nan, got '" + kind + "'");
+    if (!gap.ok()) return gap.error();
+    g.nan = kind == "nan";
+    s.metrics_gap = g;
+  }
+  if (!top.ok()) return top.error();
+  s.seed = static_cast<std::uint64_t>(seed);
+  if (!root["workload"]) return invalid_argument(path + ": workload is required");
+  auto workload = load_workload(path, root["workload"]);
+  if (!workload.ok()) return workload.error();
+  s.workload = std::move(workload).value();
+  const YAML::Node checks = root["checks"];
+  if (!checks || !checks.IsSequence() || checks.size() == 0)
+    return invalid_argument(path + ": checks must be a non-empty list");
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    auto c = load_check(path, checks[i], i);
+    if (!c.ok()) return c.error();
+    s.checks.push_back(std::move(c).value());
+  }
+  return s;
+}
+
+Result<std::vector<Scenario>> load_scenarios(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return invalid_argument(dir + ": not a directory");
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  std::vector<Scenario> out;
+  std::set<std::string> names;
+  for (const auto& file : files) {
+    auto s = load_scenario(file);
+    if (!s.ok()) return s.error();
+    if (!names.insert(s.value().name).second)
+      return invalid_argument(file + ": name must be unique in " + dir + ", got '" + s.value().name + "' twice");
+    out.push_back(std::move(s).value());
+  }
+  std::sort(out.begin(), out.end(), [](const Scenario& a, const Scenario& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace capstan::sim

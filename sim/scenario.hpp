@@ -1,0 +1,78 @@
+// A scenario of the suite (issue 9; sim/scenarios/*.yaml): a workload, a fleet, an SLO,
+// a tick interval, a duration, optional scale-to-zero retention and metrics gap, and
+// the checks the run must pass. Scenario files are data, so a user adds one without
+// recompiling; paths inside them (fleet, trace) are relative to the scenario file.
+//
+//   name: burst
+//   fleet: fleets/one-h100.yaml
+//   workload: {generator: step, steps: [[0, 4], [1800, 20], [2400, 4]],
+//              lengths: {input_mean: 512, input_cv: 0.8, output_mean: 128, output_cv: 0.8}}
+//   duration_s: 3600
+//   tick_s: 30
+//   slo: {ttft_ms: 2000, itl_ms: 100}
+//   checks:
+//     - {check: ttft_recovery_s, limit: 330, at_s: 1800, until_s: 2400}
+//
+// Loading validates everything (the checks against the catalogue of
+// scenario_checks.hpp) and errors name the file, the key and the rule broken.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "domain/result.hpp"
+#include "domain/types.hpp"
+#include "sim/harness.hpp"
+
+namespace capstan::sim {
+
+struct LengthSpec {
+  double input_mean = 512, input_cv = 0;    // cv 0: every request the mean
+  double output_mean = 128, output_cv = 0;
+};
+
+// One of: poisson {rate_rps}; diurnal {mean_rps, amplitude, period_s, phase_rad};
+// step {steps: [[start_s, rate_rps], ...]}; burst {base_rps, burst_rps, period_s,
+// burst_s}; ramp {from_rps, to_rps, at_s, ramp_s}; trace {path, window, speedup,
+// rate_scale} (a window of a trace file shipped in the repository).
+struct WorkloadSpec {
+  std::string generator;
+  std::map<std::string, double> params;               // the generator's numbers
+  std::vector<std::pair<double, double>> steps;       // step only
+  std::string trace_path;                             // trace only, resolved
+  double window_from_s = 0, window_to_s = -1;         // trace only; to < 0: to the end
+  LengthSpec lengths;
+};
+
+struct CheckSpec {
+  std::string check;                     // a name of the catalogue (scenario_checks.hpp)
+  double limit = 0;
+  std::map<std::string, double> params;  // e.g. after_s, window_s, from_s, to_s
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string file;        // the scenario file itself
+  std::string fleet_path;  // resolved against the scenario file's folder
+  WorkloadSpec workload;
+  double duration_s = 3600;
+  double tick_s = 30;
+  std::uint64_t seed = 1;
+  SloTargets slo{2000, 100};
+  double scale_to_zero_retention_s = 0;  // 0 = off
+  double scale_down_cooldown_s = 300;
+  std::optional<MetricsGap> metrics_gap;
+  std::vector<CheckSpec> checks;
+};
+
+Result<Scenario> load_scenario(const std::string& path);
+
+// Every *.yaml directly in `dir`, sorted by scenario name; the first bad file fails.
+Result<std::vector<Scenario>> load_scenarios(const std::string& dir);
+
+}  // namespace capstan::sim

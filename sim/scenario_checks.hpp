@@ -1,0 +1,69 @@
+// The checks of the scenario suite (issue 9): each turns one policy run -- the
+// harness's per-tick records and final report -- into one figure, compared with the
+// scenario's limit. A check is either an upper bound (the figure must be <= limit) or
+// a lower bound (>= limit). A figure that cannot be measured (e.g. TTFT never came
+// back within the SLO) is NaN and fails; JSON writes it as null.
+//
+// The catalogue, by failure mode users report:
+//   oscillation      scale_actions_per_window, oscillations
+//   idle GPUs        time_to_floor_s, idle_gpu_hours
+//   blind to bursts  ttft_recovery_s, observed_queueing_ticks
+//   slow starts      scale_ups_while_loading, peak_replicas_vs_oracle, horizon_error
+//   metric gaps      below_last_good, metrics_missing_decisions, resume_ticks
+//   overall          slo_attainment, ttft_p99_ms, gpu_hours_vs_oracle
+// No check knows a policy by name: figures come from counts and decisions only
+// (reason codes, and the figures a reason text states).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/fleet_config.hpp"
+#include "sim/harness.hpp"
+
+namespace capstan::sim {
+
+struct Scenario;
+struct CheckSpec;
+
+enum class Bound { kAtMost, kAtLeast };
+
+struct CheckInfo {
+  std::string name;
+  Bound bound = Bound::kAtMost;
+  std::vector<std::string> required;  // parameters (all numbers, >= 0)
+  std::vector<std::string> optional;
+  std::string description;
+};
+
+const std::vector<CheckInfo>& check_catalogue();
+const CheckInfo* find_check(const std::string& name);  // nullptr when unknown
+
+struct CheckResult {
+  std::string name;
+  double value = 0;  // NaN: not measurable
+  double limit = 0;
+  Bound bound = Bound::kAtMost;
+  bool passed = false;
+};
+
+struct CheckContext {
+  const Scenario& scenario;
+  const FleetConfig& fleet;
+  const PolicyRun& run;
+  std::optional<double> oracle_gpu_hours;  // when a check needs it
+  std::optional<int> oracle_peak_replicas;
+};
+
+CheckResult evaluate_check(const CheckSpec& spec, const CheckContext& context);
+
+// The figure before "observed queueing" in a reason text ("incl. 840 ms observed
+// queueing" -> 840; "incl. unbounded observed queueing" -> +inf); nullopt when the text
+// states none.
+std::optional<double> observed_queueing_ms(const std::string& reason_text);
+
+// The forecast horizon a reason text states ("... at t+600 s ..." -> 600), or nullopt.
+std::optional<double> stated_horizon_s(const std::string& reason_text);
+
+}  // namespace capstan::sim

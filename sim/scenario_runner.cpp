@@ -1,0 +1,168 @@
+// Scenario runs through the policy harness; see scenario_runner.hpp.
+#include "sim/scenario_runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/oracle.hpp"
+#include "sim/synthetic_trace.hpp"
+#include "sim/trace_demand.hpp"
+#include "sim/trace_open.hpp"
+
+namespace capstan::sim {
+namespace {
+
+// Ends a source at the first arrival at or after end_s.
+class CutTrace : public TraceSource {
+ public:
+  CutTrace(std::unique_ptr<TraceSource> inner, double end_s) : inner_(std::move(inner)), end_s_(end_s) {}
+  Result<std::optional<Request>> next() override {
+    if (done_) return std::optional<Request>{};
+    auto r = inner_->next();
+    if (r.ok() && r.value() && r.value()->arrival_s >= end_s_) {
+      done_ = true;
+      return std::optional<Request>{};
+    }
+    return r;
+  }
+
+ private:
+  std::unique_ptr<TraceSource> inner_;
+  double end_s_;
+  bool done_ = false;
+};
+
+// from_rps until at_s, linear to to_rps over ramp_s, to_rps after.
+RateCurve ramp_rate(double from_rps, double to_rps, double at_s, double ramp_s) {
+  return {[=](double t) {
+            if (t < at_s) return from_rps;
+            if (ramp_s <= 0 || t >= at_s + ramp_s) return to_rps;
+            return from_rps + (to_rps - from_rps) * (t - at_s) / ramp_s;
+          },
+          std::max(from_rps, to_rps)};
+}
+
+RateCurve rate_curve(const WorkloadSpec& w) {
+  auto p = [&](const char* key) { return w.params.count(key) ? w.params.at(key) : 0.0; };
+  if (w.generator == "poisson") return poisson_rate(p("rate_rps"));
+  if (w.generator == "diurnal") return diurnal_rate(p("mean_rps"), p("amplitude"), p("period_s"), p("phase_rad"));
+  if (w.generator == "step") return step_rate(w.steps);
+  if (w.generator == "burst") return burst_rate(p("base_rps"), p("burst_rps"), p("period_s"), p("burst_s"));
+  return ramp_rate(p("from_rps"), p("to_rps"), p("at_s"), p("ramp_s"));
+}
+
+std::shared_ptr<LengthSource> length_source(const LengthSpec& l) {
+  if (l.input_cv == 0 && l.output_cv == 0)
+    return fixed_lengths(static_cast<int>(std::lround(l.input_mean)), static_cast<int>(std::lround(l.output_mean)));
+  return lognormal_lengths(l.input_mean, l.input_cv, l.output_mean, l.output_cv);
+}
+
+bool needs_oracle(const Scenario& s) {
+  return std::any_of(s.checks.begin(), s.checks.end(),
+                     [](const CheckSpec& c) { return c.check.find("oracle") != std::string::npos; });
+}
+
+}  // namespace
+
+Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& s) {
+  const WorkloadSpec& w = s.workload;
+  std::unique_ptr<TraceSource> source;
+  if (w.generator == "trace") {
+    TraceOptions o;
+    o.window_from_s = w.window_from_s;
+    if (w.window_to_s >= 0) o.window_to_s = w.window_to_s;
+    if (w.params.count("speedup")) o.speedup = w.params.at("speedup");
+    if (w.params.count("rate_scale")) o.rate_scale = w.params.at("rate_scale");
+    o.seed = s.seed;
+    auto opened = open_trace(w.trace_path, o);
+    if (!opened.ok()) return invalid_argument(s.file + ": workload.path: " + opened.error().message);
+    source = std::move(opened).value();
+  } else {
+    source = std::make_unique<SyntheticTrace>(rate_curve(w), s.duration_s, length_source(w.lengths), s.seed);
+  }
+  return std::unique_ptr<TraceSource>(std::make_unique<CutTrace>(std::move(source), s.duration_s));
+}
+
+PolicyConfig policy_config(const Scenario& s) {
+  PolicyConfig c;
+  c.slo = {s.slo.ttft_ms, s.slo.itl_ms};
+  c.scale_to_zero_retention_s = s.scale_to_zero_retention_s;
+  c.scale_down_cooldown_s = s.scale_down_cooldown_s;
+  return c;
+}
+
+Result<PreparedScenario> prepare_scenario(Scenario scenario, const ScenarioOverrides& overrides) {
+  if (overrides.duration_s) scenario.duration_s = *overrides.duration_s;
+  auto fleet = load_fleet_config(scenario.fleet_path);
+  if (!fleet.ok()) return invalid_argument(scenario.file + ": fleet: " + fleet.error().message);
+  PreparedScenario p;
+  p.scenario = std::move(scenario);
+  p.fleet = std::move(fleet).value();
+  if (needs_oracle(p.scenario)) {
+    auto trace = open_workload(p.scenario);
+    if (!trace.ok()) return trace.error();
+    auto demand = measure_trace_demand(*trace.value(), 60, 20000, p.scenario.seed);
+    if (!demand.ok()) return invalid_argument(p.scenario.file + ": workload: " + demand.error().message);
+    OracleOptions o;
+    o.rate.seed = p.scenario.seed;
+    const Oracle oracle = compute_oracle(p.fleet, demand.value(), p.scenario.slo, o);
+    p.oracle_gpu_hours = oracle.gpu_hours;
+    int peak = 0;
+    for (const OracleWindow& w : oracle.windows) {
+      int n = 0;
+      for (int r : w.replicas) n += r;
+      peak = std::max(peak, n);
+    }
+    p.oracle_peak_replicas = peak;
+  }
+  return p;
+}
+
+Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& policy) {
+  const Scenario& s = prepared.scenario;
+  auto trace = open_workload(s);
+  if (!trace.ok()) return trace.error();
+  HarnessOptions o;
+  o.tick_s = s.tick_s;
+  o.slo = s.slo;
+  o.seed = s.seed;
+  o.min_duration_s = s.duration_s;
+  o.metrics_gap = s.metrics_gap;
+  auto run = run_policy(policy, prepared.fleet, std::move(trace).value(), o);
+  if (!run.ok()) return invalid_argument(s.file + ": " + run.error().message);
+  ScenarioResult r;
+  r.scenario = s.name;
+  r.policy = policy.name();
+  r.run = std::move(run).value();
+  r.error = r.run.error;
+  const CheckContext context{s, prepared.fleet, r.run, prepared.oracle_gpu_hours, prepared.oracle_peak_replicas};
+  r.passed = r.error.empty();
+  for (const CheckSpec& spec : s.checks) {
+    r.checks.push_back(evaluate_check(spec, context));
+    r.passed = r.passed && r.checks.back().passed;
+  }
+  return r;
+}
+
+Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, const std::string& policy_name) {
+  auto policy = make_policy(policy_name, policy_config(prepared.scenario));
+  if (!policy.ok()) return policy.error();
+  auto r = run_scenario(prepared, *policy.value());
+  if (r.ok()) r.value().policy = policy_name;
+  return r;
+}
+
+nlohmann::json scenario_results_json(const std::vector<ScenarioResult>& results) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ScenarioResult& r : results) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const CheckResult& c : r.checks) {
+      const nlohmann::json value = std::isfinite(c.value) ? nlohmann::json(c.value) : nlohmann::json(nullptr);
+      checks.push_back({{"name", c.name}, {"value", value}, {"limit", c.limit}, {"passed", c.passed}});
+    }
+    out.push_back({{"scenario", r.scenario}, {"policy", r.policy}, {"passed", r.passed}, {"checks", checks}});
+  }
+  return {{"scenarios", out}};
+}
+
+}  // namespace capstan::sim

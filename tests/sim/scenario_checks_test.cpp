@@ -1,0 +1,207 @@
+// sim/scenario_checks.*: each check fails the deliberately bad policy it is there to
+// catch (a fixed count, an always-scale-up, a flapping and a floor-on-missing-data
+// policy defined here), on short in-code scenarios over a small simulated fleet.
+#include "sim/scenario_checks.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "domain/fixed_policy.hpp"
+#include "sim/scenario.hpp"
+#include "sim/scenario_runner.hpp"
+#include "sim/sim_fixtures.hpp"
+
+using namespace capstan;
+using namespace capstan::sim;
+
+namespace {
+
+// Sets each variant's target from (tick index, input variant) -> target.
+class TestPolicy : public Policy {
+ public:
+  using Rule = std::function<int(int tick, const VariantTickInput&)>;
+  TestPolicy(std::string name, Rule rule) : name_(std::move(name)), rule_(std::move(rule)) {}
+  std::string name() const override { return name_; }
+  std::vector<Decision> tick(const TickInput& input) override {
+    std::vector<Decision> out;
+    for (const auto& m : input.models)
+      for (const auto& v : m.variants) {
+        const int current = v.state.current_replicas;
+        const int target = std::clamp(rule_(ticks_, v), v.state.spec.min_replicas, v.state.spec.max_replicas);
+        out.push_back({m.model, v.state.spec.name, current, target, {direction_code(current, target), name_}});
+      }
+    ++ticks_;
+    return out;
+  }
+  nlohmann::json save_state() const override { return ticks_; }
+  Result<bool> restore_state(const nlohmann::json&) override { return true; }
+
+ private:
+  std::string name_;
+  Rule rule_;
+  int ticks_ = 0;
+};
+
+TestPolicy always_up() {
+  return TestPolicy("always-up", [](int, const VariantTickInput& v) { return v.state.current_replicas + 1; });
+}
+
+TestPolicy flapping() {
+  return TestPolicy("flapping", [](int k, const VariantTickInput& v) { return v.state.current_replicas + (k % 2 ? -1 : 1); });
+}
+
+// Drops to the floor whenever no pod reports: the failure metrics-gap is there for.
+TestPolicy floor_on_missing() {
+  return TestPolicy("floor-on-missing", [](int, const VariantTickInput& v) {
+    return v.state.pods.empty() ? 0 : v.state.current_replicas;
+  });
+}
+
+PreparedScenario scenario(WorkloadSpec workload, double duration_s, std::vector<CheckSpec> checks, int initial = 2,
+                          double cold_start_s = 60) {
+  PreparedScenario p;
+  p.scenario.name = "test";
+  p.scenario.file = "test.yaml";
+  p.scenario.workload = std::move(workload);
+  p.scenario.workload.lengths = {256, 0.5, 32, 0.5};
+  p.scenario.duration_s = duration_s;
+  p.scenario.tick_s = 30;
+  p.scenario.slo = {1000, 100};
+  p.scenario.checks = std::move(checks);
+  p.fleet = testing::one_variant_fleet(initial, cold_start_s, 60);
+  return p;
+}
+
+WorkloadSpec poisson(double rate_rps) { return {"poisson", {{"rate_rps", rate_rps}}, {}, "", 0, -1, {}}; }
+WorkloadSpec steps(std::vector<std::pair<double, double>> s) { return {"step", {}, std::move(s), "", 0, -1, {}}; }
+
+CheckResult only_check(const PreparedScenario& p, Policy& policy) {
+  auto r = run_scenario(p, policy);
+  REQUIRE(r.ok());
+  REQUIRE(r.value().checks.size() == 1);
+  return r.value().checks[0];
+}
+
+}  // namespace
+
+TEST_CASE("scale_actions_per_window and peak_replicas_vs_oracle fail a policy that always scales up") {
+  auto p = scenario(poisson(4), 900, {{"scale_actions_per_window", 1, {{"window_s", 600}}}});
+  FixedPolicy fixed;
+  auto up = always_up();
+  CHECK(only_check(p, fixed).passed);
+  const CheckResult bad = only_check(p, up);
+  CHECK_FALSE(bad.passed);
+  CHECK(bad.value >= 8);  // 2 -> 10 replicas, one per tick
+  p.scenario.checks = {{"peak_replicas_vs_oracle", 1.5, {}}};
+  p.oracle_peak_replicas = 2;
+  CHECK(only_check(p, fixed).value == 1);
+  CHECK(only_check(p, up).value == 5);
+}
+
+TEST_CASE("oscillations counts up-down-up within the tick span, and none for a fixed count") {
+  auto p = scenario(poisson(4), 600, {{"oscillations", 0, {{"within_ticks", 3}}}});
+  FixedPolicy fixed;
+  auto flap = flapping();
+  CHECK(only_check(p, fixed).value == 0);
+  const CheckResult bad = only_check(p, flap);
+  CHECK_FALSE(bad.passed);
+  CHECK(bad.value >= 10);
+}
+
+TEST_CASE("time_to_floor_s and idle_gpu_hours fail a policy that holds its replicas after traffic stops") {
+  auto p = scenario(steps({{0, 4}, {300, 0}}), 1200, {{"time_to_floor_s", 300, {{"after_s", 300}}}});
+  p.scenario.scale_to_zero_retention_s = 120;
+  auto down = [] {
+    return TestPolicy("to-zero", [](int k, const VariantTickInput& v) { return k >= 12 ? 0 : v.state.current_replicas; });
+  };
+  FixedPolicy fixed;
+  const CheckResult held = only_check(p, fixed);
+  CHECK_FALSE(held.passed);
+  CHECK(std::isnan(held.value));  // never at the floor
+  auto released_policy = down();
+  const CheckResult released = only_check(p, released_policy);
+  CHECK(released.passed);
+  CHECK(released.value == 120);  // decision at t = 390, zero from the t = 420 record
+  p.scenario.checks = {{"idle_gpu_hours", 1, {{"after_s", 300}}}};
+  FixedPolicy fixed_again;
+  CHECK(only_check(p, fixed_again).value == Approx(2 * 4 * 900 / 3600.0));
+  auto down_again = down();
+  CHECK(only_check(p, down_again).value == Approx(2 * 4 * 90 / 3600.0));  // the 330, 360 and 390 s ticks at 2
+}
+
+TEST_CASE("ttft_recovery_s fails a fixed count under a burst it cannot serve and passes one that scales early") {
+  auto p = scenario(steps({{0, 3}, {300, 40}, {600, 3}}), 900, {{"ttft_recovery_s", 120, {{"at_s", 300}, {"until_s", 600}}}}, 1, 30);
+  p.scenario.workload.lengths = {256, 0.5, 512, 0.5};  // ~10 req/s per replica: 40 req/s overloads one
+  FixedPolicy fixed;
+  auto big = TestPolicy("big", [](int, const VariantTickInput&) { return 10; });
+  CHECK_FALSE(only_check(p, fixed).passed);
+  const CheckResult ok = only_check(p, big);
+  INFO(ok.value);
+  CHECK(ok.passed);
+}
+
+TEST_CASE("observed_queueing_ticks counts decisions stating a non-zero observed queueing") {
+  auto p = scenario(poisson(4), 300, {{"observed_queueing_ticks", 1, {{"from_s", 0}, {"to_s", 300}}}});
+  FixedPolicy fixed;
+  CHECK(only_check(p, fixed).value == 0);
+  CHECK(observed_queueing_ms("hold at 2; est. TTFT 900 ms incl. 840 ms observed queueing") == 840);
+  CHECK(std::isinf(*observed_queueing_ms("est. TTFT 9 ms incl. unbounded observed queueing")));
+  CHECK(observed_queueing_ms("incl. 0 ms observed queueing") == 0);
+  CHECK_FALSE(observed_queueing_ms("hold at 2: static provisioning").has_value());
+}
+
+TEST_CASE("scale_ups_while_loading fails a policy that scales up again while replicas load") {
+  auto p = scenario(poisson(4), 600, {{"scale_ups_while_loading", 2, {}}}, 1, 300);
+  auto up = always_up();
+  auto once = TestPolicy("once", [](int k, const VariantTickInput& v) { return k == 0 ? 3 : v.state.current_replicas; });
+  const CheckResult bad = only_check(p, up);
+  CHECK_FALSE(bad.passed);
+  CHECK(bad.value >= 8);
+  CHECK(only_check(p, once).value == 0);
+}
+
+TEST_CASE("horizon_error compares the horizon a reason states with the fleet's start-up time") {
+  CHECK(stated_horizon_s("demand 3 req/s (forecast 3 req/s at t+270 s, observed 3)") == 270);
+  CHECK_FALSE(stated_horizon_s("hold at 2: static provisioning").has_value());
+  auto p = scenario(poisson(4), 300, {{"horizon_error", 0.25, {}}});
+  FixedPolicy fixed;
+  const CheckResult none = only_check(p, fixed);
+  CHECK(std::isnan(none.value));  // states no horizon: not measurable, fails
+  CHECK_FALSE(none.passed);
+}
+
+TEST_CASE("below_last_good and metrics_missing_decisions fail a policy that drops to the floor in a metrics gap") {
+  auto p = scenario(poisson(4), 600, {{"below_last_good", 0, {{"from_s", 300}, {"to_s", 420}}}}, 3);
+  p.scenario.metrics_gap = MetricsGap{300, 420, false};
+  auto drop = floor_on_missing();
+  FixedPolicy fixed;
+  const CheckResult dropped = only_check(p, drop);
+  CHECK_FALSE(dropped.passed);
+  CHECK(dropped.value == 3);
+  CHECK(only_check(p, fixed).passed);
+  p.scenario.checks = {{"metrics_missing_decisions", 1, {{"from_s", 300}, {"to_s", 420}}}};
+  CHECK_FALSE(only_check(p, drop).passed);
+  p.scenario.checks = {{"resume_ticks", 2, {{"at_s", 420}}}};
+  CHECK(only_check(p, fixed).value == 0);
+}
+
+TEST_CASE("A policy's verdict is every check passing; the JSON carries exactly the issue's field names") {
+  auto p = scenario(poisson(4), 300, {{"slo_attainment", 0.5, {}}, {"slo_attainment", 1.5, {}}});
+  FixedPolicy fixed;
+  auto r = run_scenario(p, fixed);
+  REQUIRE(r.ok());
+  CHECK(r.value().checks[0].passed);
+  CHECK_FALSE(r.value().checks[1].passed);
+  CHECK_FALSE(r.value().passed);
+  const auto j = scenario_results_json({r.value()});
+  const auto& row = j.at("scenarios").at(0);
+  CHECK(row.size() == 4);
+  CHECK(row.at("scenario") == "test");
+  CHECK(row.at("policy") == "fixed");
+  CHECK(row.at("passed") == false);
+  for (const auto& c : row.at("checks")) {
+    CHECK(c.size() == 4);
+    for (const char* key : {"name", "value", "limit", "passed"}) CHECK(c.contains(key));
+  }
+}
