@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/cli/analyze_command.hpp"
+#include "adapters/cli/scenarios_command.hpp"
 #include "adapters/cli/sim_serve_command.hpp"
 #include "adapters/cli/simulate_command.hpp"
 #include "adapters/cli/usage_error.hpp"
@@ -17,6 +18,8 @@ int main(int argc, char** argv) {
   capstan::cli::add_analyze_command(app);
   capstan::cli::add_simulate_command(app);
   capstan::cli::add_sim_serve_command(app);
+  int status = 0;
+  capstan::cli::add_scenarios_command(app, status);
 
   try {
     app.parse(argc, argv);
@@ -28,5 +31,5 @@ int main(int argc, char** argv) {
     std::cerr << "capstan: " << e.what() << "\n";
     return capstan::cli::kExitUsage;
   }
-  return 0;
+  return status;
 }

@@ -1,0 +1,178 @@
+// `capstan scenarios`; see scenarios_command.hpp.
+#include "adapters/cli/scenarios_command.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "adapters/cli/flags.hpp"
+#include "adapters/cli/policy_names.hpp"
+#include "adapters/cli/scenarios_table.hpp"
+#include "adapters/cli/usage_error.hpp"
+#include "domain/format.hpp"
+#include "sim/report/scenarios_html.hpp"
+#include "sim/scenario_runner.hpp"
+
+namespace capstan::cli {
+namespace {
+
+constexpr const char* kDefaultPolicy = "hybrid";
+
+struct ScenariosFlags {
+  std::string dir, json, report;
+  std::vector<std::string> only;
+  std::vector<std::string> policies{kDefaultPolicy};
+  int jobs = 0;  // 0: one per core
+  double duration_s = 0;  // 0: each scenario's own
+};
+
+// The scenario folder: --dir, else sim/scenarios under the working directory, else
+// next to the binary's source tree (build dir one level below the project root).
+std::string scenario_dir(const std::string& flag) {
+  if (!flag.empty()) {
+    if (!std::filesystem::is_directory(flag)) throw UsageError("--dir: no such directory '" + flag + "'");
+    return flag;
+  }
+  std::vector<std::filesystem::path> candidates{"sim/scenarios"};
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) candidates.push_back(exe.parent_path().parent_path() / "sim" / "scenarios");
+  for (const auto& c : candidates)
+    if (std::filesystem::is_directory(c, ec)) return c.string();
+  throw UsageError("--dir: no sim/scenarios folder here or next to the binary; name one with --dir");
+}
+
+std::vector<sim::Scenario> load_selected(const ScenariosFlags& f) {
+  const std::string dir = scenario_dir(f.dir);
+  auto all = sim::load_scenarios(dir);
+  if (!all.ok()) throw UsageError(all.error().message);
+  if (f.only.empty()) return std::move(all).value();
+  std::vector<sim::Scenario> out;
+  for (const auto& name : f.only) {
+    auto it = std::find_if(all.value().begin(), all.value().end(), [&](const auto& s) { return s.name == name; });
+    if (it == all.value().end()) {
+      std::string known;
+      for (const auto& s : all.value()) known += (known.empty() ? "" : ", ") + s.name;
+      throw UsageError("--only: no scenario '" + name + "' in " + dir + "; known: " + known);
+    }
+    if (std::none_of(out.begin(), out.end(), [&](const auto& s) { return s.name == name; })) out.push_back(*it);
+  }
+  return out;
+}
+
+std::unique_ptr<std::ofstream> open_output(const std::string& path, const std::string& flag) {
+  if (path.empty()) return nullptr;
+  auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
+  if (!*out) throw UsageError(flag + ": cannot write '" + path + "'");
+  return out;
+}
+
+std::string echo_command(const ScenariosFlags& f, const std::vector<std::string>& policies) {
+  std::ostringstream s;
+  s << "capstan scenarios run";
+  for (const auto& o : f.only) s << " --only " << o;
+  for (const auto& p : policies) s << " --policy " << p;
+  if (!f.dir.empty()) s << " --dir " << f.dir;
+  if (f.duration_s > 0) s << " --duration-s " << fmt_num(f.duration_s);
+  if (!f.json.empty()) s << " --json " << f.json;
+  if (!f.report.empty()) s << " --report " << f.report;
+  return s.str();
+}
+
+// Runs every (scenario, policy) pair on `jobs` threads; results in input order.
+std::vector<sim::ScenarioResult> run_all(const std::vector<sim::PreparedScenario>& prepared,
+                                         const std::vector<std::string>& policies, int jobs) {
+  const std::size_t n = prepared.size() * policies.size();
+  std::vector<std::optional<Result<sim::ScenarioResult>>> slots(n);
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++)
+      slots[i] = sim::run_scenario(prepared[i / policies.size()], policies[i % policies.size()]);
+  };
+  std::vector<std::thread> threads;
+  for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads) t.join();
+  std::vector<sim::ScenarioResult> out;
+  for (auto& slot : slots) {
+    if (!slot->ok()) throw UsageError(slot->error().message);
+    out.push_back(std::move(*slot).value());
+  }
+  return out;
+}
+
+int run_scenarios(const ScenariosFlags& f) {
+  if (f.jobs < 0) throw UsageError("--jobs must be >= 0, got " + std::to_string(f.jobs));
+  require_nonnegative(f.duration_s, "--duration-s");
+  const auto policies = resolve_policy_names(f.policies);
+  const auto scenarios = load_selected(f);
+  auto json_out = open_output(f.json, "--json");
+  auto report_out = open_output(f.report, "--report");
+  const std::string command = echo_command(f, policies);
+  std::cout << "$ " << command << "\n" << std::flush;
+
+  const auto wall_start = std::chrono::steady_clock::now();
+  sim::ScenarioOverrides overrides;
+  if (f.duration_s > 0) overrides.duration_s = f.duration_s;
+  std::vector<sim::PreparedScenario> prepared;
+  for (const auto& s : scenarios) {
+    auto p = sim::prepare_scenario(s, overrides);
+    if (!p.ok()) throw UsageError(p.error().message);
+    prepared.push_back(std::move(p).value());
+  }
+  const int jobs = f.jobs > 0 ? f.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const auto results = run_all(prepared, policies, jobs);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+
+  std::cout << format_scenario_matrix(results) << "\n" << format_scenario_checks(results);
+  std::printf("suite: %zu scenario(s) x %zu policy(ies) = %zu runs in %.2f s wall on %d thread(s)\n",
+              scenarios.size(), policies.size(), results.size(), wall_s, jobs);
+  std::fflush(stdout);
+  if (json_out) *json_out << sim::scenario_results_json(results).dump(2) << "\n";
+  if (report_out) {
+    std::vector<double> slo;
+    for (const auto& r : results)
+      for (const auto& p : prepared)
+        if (p.scenario.name == r.scenario) slo.push_back(p.scenario.slo.ttft_ms);
+    *report_out << sim::render_scenarios_html(results, slo, command);
+  }
+  const bool judged_on_default = std::find(policies.begin(), policies.end(), kDefaultPolicy) != policies.end();
+  const bool ok = std::all_of(results.begin(), results.end(), [&](const sim::ScenarioResult& r) {
+    return r.passed || (judged_on_default && r.policy != kDefaultPolicy);
+  });
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+void add_scenarios_command(CLI::App& app, int& exit_status) {
+  auto f = std::make_shared<ScenariosFlags>();
+  CLI::App* cmd = app.add_subcommand("scenarios", "the scenario suite: failures users report, run for each policy");
+  cmd->require_subcommand(1);
+  CLI::App* list = cmd->add_subcommand("list", "list the scenarios");
+  list->add_option("--dir", f->dir, "scenario folder (default: sim/scenarios)");
+  list->callback([f] {
+    std::cout << format_scenario_list(load_selected(*f));
+  });
+  CLI::App* run = cmd->add_subcommand("run", "run scenarios for policies; exit 0 when hybrid passes them all");
+  run->add_option("--only", f->only, "scenario name, repeatable (default: every scenario)");
+  run->add_option("--policy", f->policies, "policy name, repeatable; 'all' = every registered")
+      ->capture_default_str();
+  run->add_option("--json", f->json, "write the results JSON here");
+  run->add_option("--report", f->report, "write the HTML report here");
+  run->add_option("--dir", f->dir, "scenario folder (default: sim/scenarios)");
+  run->add_option("--jobs", f->jobs, "runs in parallel (0: one per core)")->capture_default_str();
+  run->add_option("--duration-s", f->duration_s, "override every scenario's duration (short runs)");
+  run->callback([f, &exit_status] { exit_status = run_scenarios(*f); });
+}
+
+}  // namespace capstan::cli

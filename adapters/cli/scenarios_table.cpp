@@ -1,0 +1,90 @@
+// Text tables of the scenario suite; see scenarios_table.hpp.
+#include "adapters/cli/scenarios_table.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "domain/format.hpp"
+
+namespace capstan::cli {
+namespace {
+
+std::string pad(const std::string& s, std::size_t width) {
+  return s.size() >= width ? s : s + std::string(width - s.size(), ' ');
+}
+
+void add_unique(std::vector<std::string>& out, const std::string& name) {
+  if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+}
+
+}  // namespace
+
+std::string format_check(const sim::CheckResult& c) {
+  const std::string value = std::isnan(c.value) ? "never" : fmt_num(c.value);
+  return c.name + " " + value + (c.bound == sim::Bound::kAtMost ? " <= " : " >= ") + fmt_num(c.limit) +
+         (c.passed ? " ok" : " FAIL");
+}
+
+std::string format_scenario_matrix(const std::vector<sim::ScenarioResult>& results) {
+  std::vector<std::string> scenarios, policies;
+  for (const auto& r : results) {
+    add_unique(scenarios, r.scenario);
+    add_unique(policies, r.policy);
+  }
+  std::size_t first = std::string("policy").size();
+  for (const auto& p : policies) first = std::max(first, p.size());
+  std::ostringstream out;
+  out << pad("policy", first + 2);
+  std::vector<std::size_t> widths;
+  for (const auto& s : scenarios) {
+    widths.push_back(std::max<std::size_t>(s.size(), 4) + 2);
+    out << pad(s, widths.back());
+  }
+  out << "passed\n";
+  for (const auto& p : policies) {
+    out << pad(p, first + 2);
+    int passed = 0, total = 0;
+    for (std::size_t i = 0; i < scenarios.size(); ++i) {
+      std::string cell = "-";
+      for (const auto& r : results)
+        if (r.policy == p && r.scenario == scenarios[i]) {
+          cell = r.passed ? "PASS" : "FAIL";
+          passed += r.passed ? 1 : 0;
+          ++total;
+        }
+      out << pad(cell, widths[i]);
+    }
+    out << passed << "/" << total << "\n";
+  }
+  return out.str();
+}
+
+std::string format_scenario_checks(const std::vector<sim::ScenarioResult>& results) {
+  std::size_t scenario_w = 0, policy_w = 0;
+  for (const auto& r : results) {
+    scenario_w = std::max(scenario_w, r.scenario.size());
+    policy_w = std::max(policy_w, r.policy.size());
+  }
+  std::ostringstream out;
+  for (const auto& r : results) {
+    out << pad(r.scenario, scenario_w + 2) << pad(r.policy, policy_w + 2) << (r.passed ? "PASS  " : "FAIL  ");
+    for (std::size_t i = 0; i < r.checks.size(); ++i) out << (i ? "; " : "") << format_check(r.checks[i]);
+    if (!r.error.empty()) out << "; error: " << r.error;
+    out << "\n";
+  }
+  return out.str();
+}
+
+std::string format_scenario_list(const std::vector<sim::Scenario>& scenarios) {
+  std::size_t w = std::string("scenario").size();
+  for (const auto& s : scenarios) w = std::max(w, s.name.size());
+  std::ostringstream out;
+  out << pad("scenario", w + 2) << pad("duration_s", 12) << pad("checks", 8) << "description\n";
+  for (const auto& s : scenarios)
+    out << pad(s.name, w + 2) << pad(fmt_num(s.duration_s), 12) << pad(std::to_string(s.checks.size()), 8)
+        << s.description << "\n";
+  return out.str();
+}
+
+}  // namespace capstan::cli
