@@ -161,7 +161,7 @@ TEST_CASE("a bad Scale PATCH gets a 400 Status naming the field; unknown deploym
   CHECK(s.process.terminate() == 0);
 }
 
-TEST_CASE("--file-sd lists the ready pods with their metrics path and is rewritten when a pod comes up") {
+TEST_CASE("The file-SD list (--file-sd) holds the ready pods with their metrics path and is rewritten when a pod comes up") {
   const std::string sd = tmp("_sd.json");
   std::remove(sd.c_str());
   Served s({"--file-sd", sd});
