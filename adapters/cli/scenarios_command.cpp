@@ -17,6 +17,7 @@
 #include "adapters/cli/flags.hpp"
 #include "adapters/cli/policy_names.hpp"
 #include "adapters/cli/scenarios_table.hpp"
+#include "adapters/cli/output_file.hpp"
 #include "adapters/cli/usage_error.hpp"
 #include "domain/format.hpp"
 #include "sim/report/scenarios_html.hpp"
@@ -69,12 +70,6 @@ std::vector<sim::Scenario> load_selected(const ScenariosFlags& f) {
   return out;
 }
 
-std::unique_ptr<std::ofstream> open_output(const std::string& path, const std::string& flag) {
-  if (path.empty()) return nullptr;
-  auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
-  if (!*out) throw UsageError(flag + ": cannot write '" + path + "'");
-  return out;
-}
 
 std::string echo_command(const ScenariosFlags& f, const std::vector<std::string>& policies) {
   std::ostringstream s;

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "adapters/cli/flags.hpp"
+#include "adapters/cli/output_file.hpp"
+#include "adapters/cli/policy_names.hpp"
 #include "adapters/cli/simulate_table.hpp"
 #include "domain/format.hpp"
 #include "domain/policy.hpp"
@@ -32,36 +34,6 @@ struct SimulateFlags {
   double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300;
   std::uint64_t seed = 1;
 };
-
-std::vector<std::string> resolve_policies(const std::vector<std::string>& names) {
-  std::vector<std::string> out;
-  auto add = [&](const std::string& name) {
-    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-  };
-  for (const auto& name : names) {
-    if (name == "all") {
-      for (const PolicyInfo& p : registered_policies()) add(p.name);
-      continue;
-    }
-    const auto& all = registered_policies();
-    if (std::none_of(all.begin(), all.end(), [&](const PolicyInfo& p) { return p.name == name; })) {
-      std::string known;
-      for (const PolicyInfo& p : all) known += (known.empty() ? "" : ", ") + p.name;
-      throw UsageError("--policy: unknown policy '" + name + "'; known: " + known + ", or all");
-    }
-    add(name);
-  }
-  if (out.empty()) throw UsageError("--policy: no policy is registered");
-  return out;
-}
-
-// Opens the output now, so a bad path fails before minutes of simulation.
-std::unique_ptr<std::ofstream> open_output(const std::string& path, const std::string& flag) {
-  if (path.empty()) return nullptr;
-  auto out = std::make_unique<std::ofstream>(path, std::ios::binary | std::ios::trunc);
-  if (!*out) throw UsageError(flag + ": cannot write '" + path + "'");
-  return out;
-}
 
 std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
   std::ostringstream s;
@@ -109,7 +81,7 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   if (!std::filesystem::exists(f.fleet)) throw UsageError("--fleet: no such file '" + f.fleet + "'");
   auto fleet = sim::load_fleet_config(f.fleet);
   if (!fleet.ok()) throw UsageError("--fleet: " + fleet.error().message);
-  const auto policies = resolve_policies(f.policies);
+  const auto policies = resolve_policy_names(f.policies);
   auto json_out = open_output(f.json, "--json");
   auto report_out = open_output(f.report, "--report");
 
