@@ -77,7 +77,18 @@ void observe_traffic(TrafficForecastState& forecaster, const ModelObservation& o
 
 std::vector<ScalingRequest> saturation_fallback(const std::vector<VariantState>& variants,
                                                 const SaturationConfig& config) {
-  if (auto sat = analyze_saturation(variants, config)) return sat->requests;
+  if (auto sat = analyze_saturation(variants, config)) {
+    std::vector<ScalingRequest> requests = sat->requests;
+    // Without a learned capacity a scale-down is a guess: hold instead.
+    for (ScalingRequest& r : requests) {
+      if (r.target_replicas < r.current_replicas) {
+        r = hold(r.variant, r.current_replicas, ReasonCode::kNoCapacityData,
+                 "hold at " + std::to_string(r.current_replicas) +
+                     ": saturation would release a replica, but no capacity is learned yet");
+      }
+    }
+    return requests;
+  }
   std::vector<ScalingRequest> holds;
   for (const VariantState& v : variants) {
     holds.push_back(hold(v.spec.name, v.current_replicas, ReasonCode::kNoCapacityData,

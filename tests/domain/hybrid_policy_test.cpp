@@ -105,3 +105,15 @@ TEST_CASE("hybrid keeps capacity for a burst's peak for one cold start + cooldow
   INFO(next.reason.text);
   CHECK(next.target_replicas < 4);
 }
+
+TEST_CASE("hybrid does not release a replica before it has learned any capacity") {
+  HybridPolicy p(config());
+  TickInput in = tick_at(30, Fleet{4, 0, 0}, 0.0001);
+  for (auto& v : in.models[0].variants) {
+    for (auto& pod : v.state.pods) pod.arrival_rate_rps = 0;  // nothing to learn from yet
+  }
+  in.models[0].arrival_rate_rps = 0;
+  const auto d = p.tick(in);
+  CHECK(d[0].target_replicas == 4);
+  CHECK(d[0].reason.code == ReasonCode::kNoCapacityData);
+}
