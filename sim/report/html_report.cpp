@@ -1,6 +1,7 @@
 // Self-contained HTML report with uPlot charts; see html_report.hpp.
 #include "sim/report/html_report.hpp"
 
+#include "sim/report/html_escape.hpp"
 #include "sim/report/report_assets.hpp"
 
 namespace capstan::sim {
@@ -12,20 +13,6 @@ std::string script_safe(std::string text) {
   for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3))
     text.replace(at, 2, "<\\/");
   return text;
-}
-
-std::string html_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
 }
 
 nlohmann::json latency_or_null(const TickRecord& t, double value) {

@@ -6,23 +6,10 @@
 #include <sstream>
 
 #include "domain/format.hpp"
+#include "sim/report/html_escape.hpp"
 
 namespace capstan::sim {
 namespace {
-
-std::string escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 constexpr double kWidth = 720, kHeight = 120;
 
@@ -72,12 +59,12 @@ std::string render_scenarios_html(const std::vector<ScenarioResult>& results, co
        "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}td,th{padding:2px 8px;text-align:left}"
        ".pass{color:#080}.fail{color:#c00;font-weight:bold}.legend{font-size:12px;color:#555}"
        "details{margin:4px 0 12px}</style></head><body><h1>capstan scenarios</h1><pre>$ "
-    << escape(command) << "</pre><table><tr><th>scenario</th><th>policy</th><th>result</th><th>checks</th></tr>";
+    << html_escape(command) << "</pre><table><tr><th>scenario</th><th>policy</th><th>result</th><th>checks</th></tr>";
   for (const auto& r : results) {
-    h << "<tr><td>" << escape(r.scenario) << "</td><td>" << escape(r.policy) << "</td><td class='"
+    h << "<tr><td>" << html_escape(r.scenario) << "</td><td>" << html_escape(r.policy) << "</td><td class='"
       << (r.passed ? "pass'>PASS" : "fail'>FAIL") << "</td><td>";
     for (const auto& c : r.checks)
-      h << escape(c.name) << " " << (std::isnan(c.value) ? "never" : fmt_num(c.value))
+      h << html_escape(c.name) << " " << (std::isnan(c.value) ? "never" : fmt_num(c.value))
         << (c.bound == Bound::kAtMost ? " &le; " : " &ge; ") << fmt_num(c.limit) << (c.passed ? "" : " (fail)")
         << "<br>";
     h << "</td></tr>";
@@ -85,15 +72,15 @@ std::string render_scenarios_html(const std::vector<ScenarioResult>& results, co
   h << "</table>";
   for (std::size_t i = 0; i < results.size(); ++i) {
     const auto& r = results[i];
-    h << "<h2>" << escape(r.scenario) << " / " << escape(r.policy) << "</h2>"
+    h << "<h2>" << html_escape(r.scenario) << " / " << html_escape(r.policy) << "</h2>"
       << run_svg(r.run, i < slo_ttft_ms.size() ? slo_ttft_ms[i] : 0);
-    if (!r.error.empty()) h << "<p class='fail'>" << escape(r.error) << "</p>";
+    if (!r.error.empty()) h << "<p class='fail'>" << html_escape(r.error) << "</p>";
     h << "<details><summary>decisions that changed a count</summary><table>";
     for (const TickRecord& t : r.run.series)
       for (const Decision& d : t.decisions)
         if (d.target_replicas != d.current_replicas)
-          h << "<tr><td>" << fmt_num(t.time_s) << " s</td><td>" << escape(d.variant) << "</td><td>"
-            << escape(to_string(d.reason.code)) << "</td><td>" << escape(d.reason.text) << "</td></tr>";
+          h << "<tr><td>" << fmt_num(t.time_s) << " s</td><td>" << html_escape(d.variant) << "</td><td>"
+            << html_escape(to_string(d.reason.code)) << "</td><td>" << html_escape(d.reason.text) << "</td></tr>";
     h << "</table></details>";
   }
   h << "</body></html>\n";
