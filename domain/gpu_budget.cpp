@@ -62,11 +62,17 @@ std::size_t next_plan(std::span<const ModelPlan> plans, const std::vector<Wish>&
   return best;
 }
 
-Reason limited_reason(const ScalingRequest& r, int target, int gpu_budget, int gpus_used) {
-  return {ReasonCode::kBudgetLimited,
-          describe_change(r.current_replicas, target) + ", wanted " +
-              std::to_string(r.target_replicas) + ": GPU budget " + std::to_string(gpu_budget) +
-              " allows no more (" + std::to_string(gpus_used) + " GPUs in targets)"};
+// Says that the budget, not the policy, stopped the scale-up, with the figures to check
+// it by, and keeps the policy's own reason for wanting more.
+Reason limited_reason(const ScalingRequest& r, int target, int gpus_per_replica, int gpu_budget, int gpus_used) {
+  const std::string what = target > r.current_replicas ? "GPU budget cut the scale-up short"
+                                                       : "GPU budget blocked the scale-up";
+  std::string text = describe_change(r.current_replicas, target) + ": " + what + " (wanted " +
+                     std::to_string(r.target_replicas) + ", granted " + std::to_string(target) + "; budget " +
+                     std::to_string(gpu_budget) + " GPUs, " + std::to_string(gpus_used) + " in targets, " +
+                     std::to_string(gpus_per_replica) + " per replica)";
+  if (!r.reason.text.empty()) text += "; policy: " + r.reason.text;
+  return {ReasonCode::kBudgetLimited, std::move(text)};
 }
 
 }  // namespace
@@ -112,7 +118,8 @@ Result<std::vector<Decision>> share_gpu_budget(std::span<const ModelPlan> plans,
     const auto& req = plans[w.plan].requests[w.request].request;
     Decision& d = out[first_of_plan[w.plan] + w.request];
     d.target_replicas = req.current_replicas + w.granted;
-    d.reason = limited_reason(req, d.target_replicas, gpu_budget, used);
+    d.reason = limited_reason(req, d.target_replicas, plans[w.plan].requests[w.request].gpus_per_replica,
+                              gpu_budget, used);
   }
   return out;
 }

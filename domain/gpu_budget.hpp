@@ -7,7 +7,9 @@
 // priority / (replicas granted so far + 1): equal priorities alternate, priority 2
 // against 1 gets two replicas for every one. A replica that does not fit closes that
 // request; the model's next request (e.g. a variant with fewer GPUs per replica) may
-// still fit. A scale-up cut short says so in its reason (kBudgetLimited). When the
+// still fit. A scale-up cut short says so in its reason (kBudgetLimited), with the
+// figures: "hold at 2: GPU budget blocked the scale-up (wanted 6, granted 2; budget 8
+// GPUs, 8 in targets, 4 per replica); policy: <why it wanted 6>". When the
 // replicas already running exceed the budget nothing is added and nothing is removed:
 // the budget limits growth, it does not evict serving replicas.
 #pragma once

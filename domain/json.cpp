@@ -53,6 +53,7 @@ void from_json(const nlohmann::json& j, PodMetrics& p) {
   read(j, "running", p.running, 0);
   read(j, "ready", p.ready);
   read(j, "seconds_since_start", p.seconds_since_start, 0);
+  read(j, "sample_age_s", p.sample_age_s, 0);
 }
 
 void to_json(nlohmann::json& j, const PodMetrics& p) {
@@ -60,7 +61,7 @@ void to_json(nlohmann::json& j, const PodMetrics& p) {
        {"avg_itl_ms", p.avg_itl_ms}, {"avg_input_tokens", p.avg_input_tokens},
        {"avg_output_tokens", p.avg_output_tokens}, {"kv_usage", p.kv_usage},
        {"queue_length", p.queue_length}, {"running", p.running}, {"ready", p.ready},
-       {"seconds_since_start", p.seconds_since_start}};
+       {"seconds_since_start", p.seconds_since_start}, {"sample_age_s", p.sample_age_s}};
 }
 
 void from_json(const nlohmann::json& j, VariantSpec& v) {

@@ -42,6 +42,9 @@ struct PodMetrics {
   double running = 0;            // requests in the running batch
   bool ready = true;
   double seconds_since_start = 0;
+  // How old this sample is: seconds since the pod's metrics last updated (0 = taken in
+  // this window). A collector that serves a frozen scrape says so here.
+  double sample_age_s = 0;
 };
 
 struct VariantSpec {

@@ -1,12 +1,20 @@
 // The policy harness loop; see harness.hpp.
 #include "sim/harness.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <limits>
+#include <set>
+
+#include "sim/rng.hpp"
 
 namespace capstan::sim {
 
 namespace {
+
+// The stream model_seed() derives seeds from ("model" in ASCII), apart from the
+// streams the fleet derives replica seeds from.
+constexpr std::uint64_t kModelSeedStream = 0x6d6f64656cULL;
 
 ForwardPassSample to_sample(const ForwardPass& pass) {
   ForwardPassSample s;
@@ -18,32 +26,120 @@ ForwardPassSample to_sample(const ForwardPass& pass) {
   return s;
 }
 
-TickRecord record_tick(const Observation& obs, const std::vector<RequestOutcome>& finished) {
+// One tick of every model: fleet state per variant in run order, latencies over the
+// requests of all models.
+TickRecord record_tick(double now_s, const std::vector<Observation>& observations,
+                       const std::vector<std::unique_ptr<Simulation>>& sims) {
   TickRecord rec;
-  rec.time_s = obs.now_s;
-  rec.arrival_rate_rps = obs.window_s > 0 ? static_cast<double>(obs.arrivals) / obs.window_s : 0;
-  for (const auto& v : obs.variants) {
-    rec.replicas.push_back(v.state.current);
-    rec.ready.push_back(v.state.ready);
-  }
+  rec.time_s = now_s;
   std::vector<double> ttft_ms, itl_ms;
-  for (const auto& o : finished) {
-    if (o.failed) {
-      ++rec.failed;
-      continue;
+  for (std::size_t m = 0; m < observations.size(); ++m) {
+    const Observation& obs = observations[m];
+    rec.arrival_rate_rps += obs.window_s > 0 ? static_cast<double>(obs.arrivals) / obs.window_s : 0;
+    for (const auto& v : obs.variants) {
+      rec.replicas.push_back(v.state.current);
+      rec.ready.push_back(v.state.ready);
+      rec.draining.push_back(v.state.draining);
     }
-    ++rec.completed;
-    ttft_ms.push_back(o.ttft_s * 1000.0);
-    itl_ms.push_back(o.mean_itl_s * 1000.0);
+    for (const auto& o : sims[m]->recent_outcomes()) {
+      if (o.failed) {
+        ++rec.failed;
+        continue;
+      }
+      ++rec.completed;
+      ttft_ms.push_back(o.ttft_s * 1000.0);
+      itl_ms.push_back(o.mean_itl_s * 1000.0);
+    }
   }
   rec.ttft_p50_ms = percentile(ttft_ms, 50);
-  rec.ttft_p99_ms = percentile(ttft_ms, 99);
+  rec.ttft_p99_ms = percentile(std::move(ttft_ms), 99);
   rec.itl_p50_ms = percentile(itl_ms, 50);
   rec.itl_p99_ms = percentile(std::move(itl_ms), 99);
   return rec;
 }
 
+// The run's report over several models (see PolicyRun::report).
+RunReport combined_report(const std::vector<std::unique_ptr<Simulation>>& sims, const PolicyRun& run) {
+  if (sims.size() == 1) return run.models[0].report;
+  OutcomeStats all(sims[0]->stats().slo());
+  for (const auto& sim : sims) all.merge(sim->stats());
+  RunReport r;
+  for (std::size_t m = 0; m < sims.size(); ++m) {
+    const RunReport& own = run.models[m].report;
+    r.duration_s = std::max(r.duration_s, own.duration_s);
+    r.requests += own.requests;
+    r.in_flight += own.in_flight;
+    r.replica_hours += own.replica_hours;
+    r.gpu_hours += own.gpu_hours;
+    r.cost += own.cost;
+    r.preemptions += own.preemptions;
+    for (ScaleAction a : own.scale_actions) {
+      a.variant = run.models[m].model + "/" + a.variant;
+      r.scale_actions.push_back(std::move(a));
+    }
+  }
+  std::stable_sort(r.scale_actions.begin(), r.scale_actions.end(),
+                   [](const ScaleAction& a, const ScaleAction& b) { return a.time_s < b.time_s; });
+  r.completed = all.completed();
+  r.failed = all.failed();
+  r.ttft_p50_ms = all.ttft_ms().percentile(50);
+  r.ttft_p99_ms = all.ttft_ms().percentile(99);
+  r.itl_p50_ms = all.itl_ms().percentile(50);
+  r.itl_p99_ms = all.itl_ms().percentile(99);
+  r.e2e_mean_s = r.completed > 0 ? all.e2e_sum_s() / static_cast<double>(r.completed) : 0;
+  const long long finished = r.completed + r.failed;
+  r.slo_attainment = finished > 0 ? static_cast<double>(all.met_slo()) / static_cast<double>(finished) : 0;
+  return r;
+}
+
+std::optional<Error> validate(const std::vector<ModelInput>& models, const HarnessOptions& options) {
+  if (!(options.tick_s > 0)) return invalid_argument("tick_s must be > 0");
+  if (models.empty()) return invalid_argument("a run needs at least one model");
+  std::set<std::string> names;
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    const std::string where = "models[" + std::to_string(m) + "]";
+    if (!names.insert(models[m].fleet.model).second)
+      return invalid_argument(where + ": model '" + models[m].fleet.model +
+                              "' appears twice; decisions are routed by model id");
+    if (models[m].priority < 1)
+      return invalid_argument(where + ": priority must be >= 1, got " + std::to_string(models[m].priority));
+    if (!models[m].trace) return invalid_argument(where + ": no trace");
+  }
+  return std::nullopt;
+}
+
+std::string tick_label(double t_s) { return "tick at " + std::to_string(static_cast<long long>(t_s)) + " s"; }
+
 }  // namespace
+
+const char* to_string(MetricsGapKind kind) {
+  switch (kind) {
+    case MetricsGapKind::kNaN: return "nan";
+    case MetricsGapKind::kStale: return "stale";
+    case MetricsGapKind::kMissing: break;
+  }
+  return "missing";
+}
+
+std::size_t variant_index(const PolicyRun& run, const Decision& d) {
+  for (const ModelRun& m : run.models) {
+    if (m.model != d.model.model_id) continue;
+    for (std::size_t i = m.first_variant; i < m.first_variant + m.variant_count; ++i) {
+      const std::string& name = run.variants[i];
+      // Several models: "<model>/<variant>"; one: the variant's own name.
+      const bool same = run.models.size() == 1
+                            ? name == d.variant
+                            : name.size() == m.model.size() + 1 + d.variant.size() &&
+                                  name.compare(m.model.size() + 1, std::string::npos, d.variant) == 0;
+      if (same) return i;
+    }
+  }
+  return run.variants.size();
+}
+
+std::uint64_t model_seed(std::uint64_t run_seed, std::size_t model) {
+  return model == 0 ? run_seed : derive_seed(run_seed, kModelSeedStream + model);
+}
 
 TickInput to_tick_input(const Observation& obs, const FleetConfig& fleet,
                         const std::vector<std::optional<int>>& desired, double interval_s,
@@ -90,61 +186,114 @@ void blank_metrics(TickInput& input, bool nan) {
     }
 }
 
-Result<PolicyRun> run_policy(Policy& policy, const FleetConfig& fleet, std::unique_ptr<TraceSource> trace,
-                             const HarnessOptions& options) {
-  if (!(options.tick_s > 0)) return invalid_argument("tick_s must be > 0");
+void freeze_metrics(TickInput& input, const TickInput& frozen) {
+  const double age_s = input.now_s - frozen.now_s;
+  for (std::size_t m = 0; m < input.models.size(); ++m)
+    for (std::size_t i = 0; i < input.models[m].variants.size(); ++i) {
+      VariantTickInput& v = input.models[m].variants[i];
+      v.forward_passes.clear();
+      v.state.pods.clear();
+      if (m >= frozen.models.size() || i >= frozen.models[m].variants.size()) continue;
+      v.state.pods = frozen.models[m].variants[i].state.pods;
+      for (PodMetrics& p : v.state.pods) p.sample_age_s += age_s;
+    }
+}
+
+Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, const HarnessOptions& options) {
+  if (auto e = validate(models, options)) return *e;
   PolicyRun run;
   run.policy = policy.name();
-  for (const auto& v : fleet.variants) run.variants.push_back(v.name);
-  Simulation sim(fleet, std::move(trace), options.seed, options.slo);
-  std::vector<std::optional<int>> desired(fleet.variants.size());
+  std::vector<std::unique_ptr<Simulation>> sims;
+  std::vector<std::vector<std::optional<int>>> desired;
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    const FleetConfig& fleet = models[m].fleet;
+    ModelRun mr;
+    mr.model = fleet.model;
+    mr.priority = models[m].priority;
+    mr.first_variant = run.variants.size();
+    mr.variant_count = fleet.variants.size();
+    for (const auto& v : fleet.variants) {
+      run.variants.push_back(models.size() == 1 ? v.name : fleet.model + "/" + v.name);
+      run.variant_model.push_back(m);
+    }
+    run.models.push_back(std::move(mr));
+    sims.push_back(std::make_unique<Simulation>(fleet, std::move(models[m].trace), model_seed(options.seed, m),
+                                                options.slo));
+    desired.emplace_back(fleet.variants.size());
+  }
+  const auto& gap = options.metrics_gap;
+  std::optional<TickInput> before_gap;  // the stale gap's frozen view
   bool policy_failed = false;
   double exhausted_at_s = -1;
   for (long long k = 1;; ++k) {
     // Times as k * tick, not repeated sums, so that long runs do not drift.
     const double t_s = static_cast<double>(k) * options.tick_s;
-    const bool more = sim.advance_to(t_s) || t_s < options.min_duration_s;
-    if (sim.error()) return *sim.error();
-    const Observation obs = sim.observe();
-    TickRecord rec = record_tick(obs, sim.recent_outcomes());
+    bool more = t_s < options.min_duration_s;
+    for (auto& sim : sims) {
+      if (sim->advance_to(t_s)) more = true;
+      if (sim->error()) return *sim->error();
+    }
+    std::vector<Observation> observations;
+    for (auto& sim : sims) observations.push_back(sim->observe());
+    TickRecord rec = record_tick(t_s, observations, sims);
     if (more && !policy_failed) {
       std::vector<Decision> decisions;
       try {
-        TickInput input = to_tick_input(obs, fleet, desired, options.tick_s, options.model_namespace);
-        const auto& gap = options.metrics_gap;
-        if (gap && t_s >= gap->from_s && t_s < gap->to_s) blank_metrics(input, gap->nan);
+        TickInput input;
+        input.now_s = t_s;
+        input.interval_s = options.tick_s;
+        for (std::size_t m = 0; m < models.size(); ++m) {
+          TickInput one = to_tick_input(observations[m], models[m].fleet, desired[m], options.tick_s,
+                                        options.model_namespace);
+          one.models[0].priority = models[m].priority;
+          input.models.push_back(std::move(one.models[0]));
+        }
+        const bool in_gap = gap && t_s >= gap->from_s && t_s < gap->to_s;
+        if (!in_gap && gap && gap->kind == MetricsGapKind::kStale) before_gap = input;
+        if (in_gap && gap->kind == MetricsGapKind::kStale) {
+          freeze_metrics(input, before_gap ? *before_gap : TickInput{});
+        } else if (in_gap) {
+          blank_metrics(input, gap->kind == MetricsGapKind::kNaN);
+        }
         decisions = policy.tick(input);
       } catch (const std::exception& e) {
         policy_failed = true;
-        run.error = "tick at " + std::to_string(static_cast<long long>(t_s)) + " s threw: " + e.what();
+        run.error = tick_label(t_s) + " threw: " + e.what();
       } catch (...) {
         policy_failed = true;
-        run.error = "tick at " + std::to_string(static_cast<long long>(t_s)) + " s threw a non-standard exception";
+        run.error = tick_label(t_s) + " threw a non-standard exception";
       }
       for (const Decision& d : decisions) {
-        std::size_t index = fleet.variants.size();
-        for (std::size_t i = 0; i < fleet.variants.size(); ++i)
-          if (fleet.variants[i].name == d.variant) index = i;
-        if (d.model.model_id != fleet.model || index == fleet.variants.size()) {
+        const std::size_t index = variant_index(run, d);
+        if (index == run.variants.size()) {
           if (run.error.empty())
-            run.error = "tick at " + std::to_string(static_cast<long long>(t_s)) + " s: decision for unknown " +
-                        "variant '" + d.model.model_id + "/" + d.variant + "' ignored";
+            run.error = tick_label(t_s) + ": decision for unknown variant '" + d.model.model_id + "/" + d.variant +
+                        "' ignored";
           continue;
         }
-        auto applied = sim.set_desired(d.variant, d.target_replicas);
-        if (applied.ok()) desired[index] = applied.value();
+        const std::size_t m = run.variant_model[index];
+        auto applied = sims[m]->set_desired(d.variant, d.target_replicas);
+        if (applied.ok()) desired[m][index - run.models[m].first_variant] = applied.value();
       }
       rec.decisions = std::move(decisions);
     }
     run.series.push_back(std::move(rec));
     if (!more) break;
-    if (sim.trace_exhausted()) {
+    if (std::all_of(sims.begin(), sims.end(), [](const auto& sim) { return sim->trace_exhausted(); })) {
       if (exhausted_at_s < 0) exhausted_at_s = t_s;
       if (t_s - exhausted_at_s >= options.drain_limit_s && t_s >= options.min_duration_s) break;
     }
   }
-  run.report = sim.report();
+  for (std::size_t m = 0; m < sims.size(); ++m) run.models[m].report = sims[m]->report();
+  run.report = combined_report(sims, run);
   return run;
+}
+
+Result<PolicyRun> run_policy(Policy& policy, const FleetConfig& fleet, std::unique_ptr<TraceSource> trace,
+                             const HarnessOptions& options) {
+  std::vector<ModelInput> models;
+  models.push_back({fleet, std::move(trace), 1});
+  return run_policy(policy, std::move(models), options);
 }
 
 }  // namespace capstan::sim

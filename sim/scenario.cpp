@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "domain/format.hpp"
 #include "sim/scenario_checks.hpp"
 #include "sim/trace_open.hpp"
 #include "sim/yaml_fields.hpp"
@@ -49,10 +50,11 @@ const std::map<std::string, std::vector<std::string>>& generator_params() {
   return params;
 }
 
-// Errors as YamlFields does, under the key prefix "workload.lengths.".
-std::optional<Error> load_lengths(const std::string& path, const YAML::Node& node, LengthSpec& out) {
+// Errors as YamlFields does, under the key prefix `prefix` ("workload.lengths.").
+std::optional<Error> load_lengths(const std::string& path, const YAML::Node& node, const std::string& prefix,
+                                  LengthSpec& out) {
   if (!node) return std::nullopt;
-  YamlFields f(path, node, "workload.lengths.");
+  YamlFields f(path, node, prefix);
   reject_unknown_keys(f, node, {"input_mean", "input_cv", "output_mean", "output_cv"});
   f.optional_double("input_mean", out.input_mean, 1, 1e7);
   f.optional_double("input_cv", out.input_cv, 0, 10);
@@ -62,9 +64,10 @@ std::optional<Error> load_lengths(const std::string& path, const YAML::Node& nod
   return std::nullopt;
 }
 
-Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& node) {
+// `prefix` names the node in errors: "workload." or "models[1].workload.".
+Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& node, const std::string& prefix) {
   WorkloadSpec w;
-  YamlFields f(path, node, "workload.");
+  YamlFields f(path, node, prefix);
   f.required_string("generator", w.generator);
   if (!f.ok()) return f.error();
   const auto& all = generator_params();
@@ -131,7 +134,7 @@ Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& no
       if (f.ok() && w.params.count(key) && w.params[key] <= 0) f.fail(key, "must be > 0");
   }
   if (!f.ok()) return f.error();
-  if (auto e = load_lengths(path, node["lengths"], w.lengths)) return *e;
+  if (auto e = load_lengths(path, node["lengths"], prefix + "lengths.", w.lengths)) return *e;
   return w;
 }
 
@@ -167,6 +170,56 @@ Result<CheckSpec> load_check(const std::string& path, const YAML::Node& node, st
   return c;
 }
 
+// The fleet path of a model, resolved and required to exist; errors via `f`.
+void load_fleet_path(const std::string& path, YamlFields& f, std::string& out) {
+  std::string fleet;
+  f.required_string("fleet", fleet);
+  if (!f.ok()) return;
+  out = resolve(path, fleet);
+  if (!std::filesystem::exists(out)) f.fail("fleet", "must name an existing file, got '" + fleet + "'");
+}
+
+// `models: [{fleet, workload, priority}, ...]`, each named "models[i]." in errors.
+Result<std::vector<ModelSpec>> load_models(const std::string& path, const YAML::Node& node) {
+  if (!node.IsSequence() || node.size() == 0)
+    return invalid_argument(path + ": models must be a non-empty list of {fleet, workload, priority}");
+  std::vector<ModelSpec> out;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string prefix = "models[" + std::to_string(i) + "].";
+    if (!node[i].IsMap()) return invalid_argument(path + ": models[" + std::to_string(i) + "] must be a mapping");
+    YamlFields f(path, node[i], prefix);
+    reject_unknown_keys(f, node[i], {"fleet", "workload", "priority"});
+    ModelSpec m;
+    load_fleet_path(path, f, m.fleet_path);
+    f.optional_int("priority", m.priority, 1, 1000000);
+    if (f.ok() && !node[i]["workload"]) f.fail("workload", "is required");
+    if (!f.ok()) return f.error();
+    auto workload = load_workload(path, node[i]["workload"], prefix + "workload.");
+    if (!workload.ok()) return workload.error();
+    m.workload = std::move(workload).value();
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+// What the catalogue cannot check alone: budget checks need a budget, and a `model`
+// parameter must name one of the scenario's models.
+std::optional<Error> check_against_scenario(const std::string& path, const Scenario& s) {
+  for (std::size_t i = 0; i < s.checks.size(); ++i) {
+    const CheckSpec& c = s.checks[i];
+    const std::string key = path + ": checks[" + std::to_string(i) + "].";
+    const CheckInfo* info = find_check(c.check);
+    if (info != nullptr && info->needs_gpu_budget && s.gpu_budget <= 0)
+      return invalid_argument(key + "check " + c.check + " needs gpu_budget > 0, got " + std::to_string(s.gpu_budget));
+    if (auto it = c.params.find("model"); it != c.params.end()) {
+      if (it->second != std::floor(it->second) || it->second >= static_cast<double>(s.models.size()))
+        return invalid_argument(key + "model must be a model index below " + std::to_string(s.models.size()) +
+                                ", got " + fmt_num(it->second));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<Scenario> load_scenario(const std::string& path) {
@@ -175,15 +228,21 @@ Result<Scenario> load_scenario(const std::string& path) {
   const YAML::Node root = doc.value();
   YamlFields top(path, root);
   reject_unknown_keys(top, root,
-                      {"name", "description", "fleet", "workload", "duration_s", "tick_s", "seed", "slo",
-                       "scale_to_zero_retention_s", "scale_down_cooldown_s", "metrics_gap", "checks"});
+                      {"name", "description", "fleet", "workload", "models", "gpu_budget", "duration_s", "tick_s",
+                       "seed", "slo", "scale_to_zero_retention_s", "scale_down_cooldown_s", "metrics_gap", "checks"});
   Scenario s;
   s.file = path;
-  std::string fleet;
   int seed = 1;
+  const bool several = top.ok() && root["models"];
   top.required_string("name", s.name);
   top.optional_string("description", s.description);
-  top.required_string("fleet", fleet);
+  if (several && (root["fleet"] || root["workload"]))
+    top.fail(root["fleet"] ? "fleet" : "workload", "cannot be combined with models (give each model its own)");
+  ModelSpec single;
+  if (!several && top.ok() && !root["fleet"])
+    top.fail("fleet", "is required (or models: a list of {fleet, workload, priority})");
+  if (!several) load_fleet_path(path, top, single.fleet_path);
+  top.optional_int("gpu_budget", s.gpu_budget, 0, 1000000);
   top.required_double("duration_s", s.duration_s, 1, 1e8);
   top.optional_double("tick_s", s.tick_s, 0.001, 1e6);
   top.optional_int("seed", seed, 0, 1 << 30);
@@ -191,10 +250,6 @@ Result<Scenario> load_scenario(const std::string& path) {
   top.optional_double("scale_down_cooldown_s", s.scale_down_cooldown_s, 0, 1e8);
   if (top.ok() && (s.name.empty() || s.name.find_first_of(" \t/") != std::string::npos))
     top.fail("name", "must be a non-empty word without spaces or '/', got '" + s.name + "'");
-  if (top.ok()) {
-    s.fleet_path = resolve(path, fleet);
-    if (!std::filesystem::exists(s.fleet_path)) top.fail("fleet", "must name an existing file, got '" + fleet + "'");
-  }
   if (top.ok() && root["slo"]) {
     YamlFields slo(path, root["slo"], "slo.");
     reject_unknown_keys(slo, root["slo"], {"ttft_ms", "itl_ms"});
@@ -211,18 +266,29 @@ Result<Scenario> load_scenario(const std::string& path) {
     gap.required_double("to_s", g.to_s, 0, 1e8);
     gap.optional_string("kind", kind);
     if (gap.ok() && g.to_s <= g.from_s) gap.fail("to_s", "must be > from_s");
-    if (gap.ok() && kind != "missing" && kind != "nan")
-      gap.fail("kind", "must be one of missing, nan, got '" + kind + "'");
+    bool known = false;
+    for (MetricsGapKind k : {MetricsGapKind::kMissing, MetricsGapKind::kNaN, MetricsGapKind::kStale})
+      if (kind == to_string(k)) {
+        g.kind = k;
+        known = true;
+      }
+    if (gap.ok() && !known) gap.fail("kind", "must be one of missing, nan, stale, got '" + kind + "'");
     if (!gap.ok()) return gap.error();
-    g.nan = kind == "nan";
     s.metrics_gap = g;
   }
   if (!top.ok()) return top.error();
   s.seed = static_cast<std::uint64_t>(seed);
-  if (!root["workload"]) return invalid_argument(path + ": workload is required");
-  auto workload = load_workload(path, root["workload"]);
-  if (!workload.ok()) return workload.error();
-  s.workload = std::move(workload).value();
+  if (several) {
+    auto models = load_models(path, root["models"]);
+    if (!models.ok()) return models.error();
+    s.models = std::move(models).value();
+  } else {
+    if (!root["workload"]) return invalid_argument(path + ": workload is required");
+    auto workload = load_workload(path, root["workload"], "workload.");
+    if (!workload.ok()) return workload.error();
+    single.workload = std::move(workload).value();
+    s.models.push_back(std::move(single));
+  }
   const YAML::Node checks = root["checks"];
   if (!checks || !checks.IsSequence() || checks.size() == 0)
     return invalid_argument(path + ": checks must be a non-empty list");
@@ -231,6 +297,7 @@ Result<Scenario> load_scenario(const std::string& path) {
     if (!c.ok()) return c.error();
     s.checks.push_back(std::move(c).value());
   }
+  if (auto e = check_against_scenario(path, s)) return *e;
   return s;
 }
 

@@ -1,6 +1,7 @@
-// A scenario of the suite (issue 9; sim/scenarios/*.yaml): a workload, a fleet, an SLO,
-// a tick interval, a duration, optional scale-to-zero retention and metrics gap, and
-// the checks the run must pass. Scenario files are data, so a user adds one without
+// A scenario of the suite (issue 9; sim/scenarios/*.yaml): one or several models
+// (each a fleet, a workload and a priority), an optional GPU budget shared by them, an
+// SLO, a tick interval, a duration, optional scale-to-zero retention and metrics gap,
+// and the checks the run must pass. Scenario files are data, so a user adds one without
 // recompiling; paths inside them (fleet, trace) are relative to the scenario file.
 //
 //   name: burst
@@ -12,6 +13,13 @@
 //   slo: {ttft_ms: 2000, itl_ms: 100}
 //   checks:
 //     - {check: ttft_recovery_s, limit: 330, at_s: 1800, until_s: 2400}
+//
+// Several models replace `fleet` and `workload` with a list, all scaled by one policy:
+//
+//   models:
+//     - {fleet: fleets/chat.yaml, workload: {generator: poisson, rate_rps: 8}, priority: 2}
+//     - {fleet: fleets/batch.yaml, workload: {generator: poisson, rate_rps: 6}}
+//   gpu_budget: 24
 //
 // Loading validates everything (the checks against the catalogue of
 // scenario_checks.hpp) and errors name the file, the key and the rule broken.
@@ -54,12 +62,19 @@ struct CheckSpec {
   std::map<std::string, double> params;  // e.g. after_s, window_s, from_s, to_s
 };
 
+// One model of a scenario; a one-model file (`fleet` + `workload`) has priority 1.
+struct ModelSpec {
+  std::string fleet_path;  // resolved against the scenario file's folder
+  WorkloadSpec workload;
+  int priority = 1;        // >= 1; higher is served first under the GPU budget
+};
+
 struct Scenario {
   std::string name;
   std::string description;
-  std::string file;        // the scenario file itself
-  std::string fleet_path;  // resolved against the scenario file's folder
-  WorkloadSpec workload;
+  std::string file;               // the scenario file itself
+  std::vector<ModelSpec> models;  // at least one; fleets name distinct models
+  int gpu_budget = 0;             // GPUs shared by every model (PolicyConfig::gpu_budget); 0 = unlimited
   double duration_s = 3600;
   double tick_s = 30;
   std::uint64_t seed = 1;

@@ -27,10 +27,27 @@ int total(const std::vector<int>& counts) {
   return n;
 }
 
-std::size_t variant_index(const FleetConfig& fleet, const std::string& name) {
-  for (std::size_t i = 0; i < fleet.variants.size(); ++i)
-    if (fleet.variants[i].name == name) return i;
-  return fleet.variants.size();
+// Every variant's configuration in run order (PolicyRun::variants).
+std::vector<const VariantConfig*> run_variants(const CheckContext& c) {
+  std::vector<const VariantConfig*> out;
+  for (const FleetConfig& f : c.fleets)
+    for (const VariantConfig& v : f.variants) out.push_back(&v);
+  return out;
+}
+
+// GPUs held by the replicas of a tick record (draining excluded; see the header).
+int gpus_held(const TickRecord& t, const std::vector<const VariantConfig*>& variants) {
+  int gpus = 0;
+  for (std::size_t i = 0; i < t.replicas.size() && i < variants.size(); ++i)
+    gpus += t.replicas[i] * variants[i]->gpus_per_replica;
+  return gpus;
+}
+
+// The run's report, or model `model`'s own when the check names one.
+const RunReport& report_of(const CheckSpec& spec, const CheckContext& c) {
+  auto it = spec.params.find("model");
+  if (it == spec.params.end()) return c.run.report;
+  return c.run.models.at(static_cast<std::size_t>(it->second)).report;
 }
 
 using Evaluate = std::function<double(const CheckSpec&, const CheckContext&)>;
@@ -69,7 +86,7 @@ double oscillations(const CheckSpec& spec, const CheckContext& c) {
 double time_to_floor_s(const CheckSpec& spec, const CheckContext& c) {
   const double after_s = spec.params.at("after_s");
   int floor = 0;
-  for (const auto& v : c.fleet.variants) floor += v.min_replicas;
+  for (const VariantConfig* v : run_variants(c)) floor += v->min_replicas;
   if (c.scenario.scale_to_zero_retention_s <= 0) floor = std::max(floor, 1);
   floor = static_cast<int>(param(spec, "floor", floor));
   double reached = kNaN;
@@ -83,12 +100,10 @@ double time_to_floor_s(const CheckSpec& spec, const CheckContext& c) {
 
 double idle_gpu_hours(const CheckSpec& spec, const CheckContext& c) {
   const double after_s = spec.params.at("after_s");
+  const auto variants = run_variants(c);
   double gpu_s = 0;
-  for (const TickRecord& t : c.run.series) {
-    if (t.time_s <= after_s) continue;
-    for (std::size_t i = 0; i < t.replicas.size() && i < c.fleet.variants.size(); ++i)
-      gpu_s += t.replicas[i] * c.fleet.variants[i].gpus_per_replica * c.scenario.tick_s;
-  }
+  for (const TickRecord& t : c.run.series)
+    if (t.time_s > after_s) gpu_s += gpus_held(t, variants) * c.scenario.tick_s;
   return gpu_s / 3600.0;
 }
 
@@ -128,7 +143,7 @@ double scale_ups_while_loading(const CheckSpec& spec, const CheckContext& c) {
   for (const TickRecord& t : c.run.series) {
     if (t.time_s < from_s || t.time_s >= to_s) continue;
     for (const Decision& d : t.decisions) {
-      const std::size_t i = variant_index(c.fleet, d.variant);
+      const std::size_t i = variant_index(c.run, d);
       if (i >= t.replicas.size() || d.target_replicas <= d.current_replicas) continue;
       if (t.replicas[i] > t.ready[i]) ++count;
     }
@@ -141,7 +156,7 @@ double scale_ups_while_loading(const CheckSpec& spec, const CheckContext& c) {
 double horizon_error(const CheckSpec& spec, const CheckContext& c) {
   const double after_s = param(spec, "after_s", 0);
   double cold_start_s = 0;
-  for (const auto& v : c.fleet.variants) cold_start_s = std::max(cold_start_s, v.pending_s + v.cold_start_s);
+  for (const VariantConfig* v : run_variants(c)) cold_start_s = std::max(cold_start_s, v->pending_s + v->cold_start_s);
   if (!(cold_start_s > 0)) return kNaN;
   double worst = kNaN;
   for (const TickRecord& t : c.run.series) {
@@ -159,13 +174,14 @@ double horizon_error(const CheckSpec& spec, const CheckContext& c) {
 // Most replicas a decision inside the gap went below the variant's last target before it.
 double below_last_good(const CheckSpec& spec, const CheckContext& c) {
   const double from_s = spec.params.at("from_s"), to_s = spec.params.at("to_s");
-  std::map<std::string, int> last_good;
+  std::map<std::size_t, int> last_good;  // by run variant index
   double worst = 0;
   for (const TickRecord& t : c.run.series) {
     for (const Decision& d : t.decisions) {
-      if (t.time_s < from_s) last_good[d.variant] = d.target_replicas;
-      else if (t.time_s < to_s && last_good.count(d.variant))
-        worst = std::max(worst, static_cast<double>(last_good[d.variant] - d.target_replicas));
+      const std::size_t i = variant_index(c.run, d);
+      if (t.time_s < from_s) last_good[i] = d.target_replicas;
+      else if (t.time_s < to_s && last_good.count(i))
+        worst = std::max(worst, static_cast<double>(last_good[i] - d.target_replicas));
     }
   }
   return worst;
@@ -192,8 +208,78 @@ double resume_ticks(const CheckSpec& spec, const CheckContext& c) {
   return kNaN;
 }
 
-double slo_attainment(const CheckSpec&, const CheckContext& c) { return c.run.report.slo_attainment; }
-double ttft_p99_ms(const CheckSpec&, const CheckContext& c) { return c.run.report.ttft_p99_ms; }
+double slo_attainment(const CheckSpec& spec, const CheckContext& c) { return report_of(spec, c).slo_attainment; }
+double ttft_p99_ms(const CheckSpec& spec, const CheckContext& c) { return report_of(spec, c).ttft_p99_ms; }
+
+// Most GPUs held at once above the budget (negative: never reached it).
+double budget_exceeded_gpus(const CheckSpec&, const CheckContext& c) {
+  const auto variants = run_variants(c);
+  int most = 0;
+  for (const TickRecord& t : c.run.series) most = std::max(most, gpus_held(t, variants));
+  return static_cast<double>(most - c.scenario.gpu_budget);
+}
+
+// Each variant's target after a tick's decisions (its replicas where none decided),
+// clamped to the variant's bounds as the fleet applies it.
+std::vector<int> targets_after(const TickRecord& t, const CheckContext& c,
+                               const std::vector<const VariantConfig*>& variants) {
+  std::vector<int> out = t.replicas;
+  for (const Decision& d : t.decisions) {
+    const std::size_t i = variant_index(c.run, d);
+    if (i < out.size()) out[i] = std::clamp(d.target_replicas, variants[i]->min_replicas, variants[i]->max_replicas);
+  }
+  return out;
+}
+
+// Decisions with reason code budget_limited in ticks whose targets leave less than one
+// replica of the variant free below the budget: a budget reason that is true.
+double budget_blocked_reasons(const CheckSpec&, const CheckContext& c) {
+  const auto variants = run_variants(c);
+  double count = 0;
+  for (const TickRecord& t : c.run.series) {
+    const std::vector<int> targets = targets_after(t, c, variants);
+    int gpus = 0;
+    for (std::size_t i = 0; i < targets.size() && i < variants.size(); ++i)
+      gpus += targets[i] * variants[i]->gpus_per_replica;
+    for (const Decision& d : t.decisions) {
+      const std::size_t i = variant_index(c.run, d);
+      if (d.reason.code == ReasonCode::kBudgetLimited && i < variants.size() &&
+          c.scenario.gpu_budget - gpus < variants[i]->gpus_per_replica)
+        ++count;
+    }
+  }
+  return count;
+}
+
+// Of the replicas scale-ups added (raises to a variant's minimum aside), the share
+// placed on a variant while another variant of the same model, cheaper per unit of
+// sustainable capacity at the SLO, still had room below its maximum after that tick.
+// A variant that sustains nothing at the SLO is the dearest of all. 0 with no scale-up.
+double spillover_off_cheapest(const CheckSpec&, const CheckContext& c) {
+  const auto variants = run_variants(c);
+  if (c.sustainable_rps.size() != variants.size()) return kNaN;
+  std::vector<double> cost_per_rps;
+  for (std::size_t i = 0; i < variants.size(); ++i)
+    cost_per_rps.push_back(c.sustainable_rps[i] > 0 ? variants[i]->cost_per_replica_hour / c.sustainable_rps[i] : kInf);
+  double added = 0, off = 0;
+  for (const TickRecord& t : c.run.series) {
+    const std::vector<int> targets = targets_after(t, c, variants);
+    for (const Decision& d : t.decisions) {
+      const std::size_t i = variant_index(c.run, d);
+      if (i >= variants.size() || i >= t.replicas.size() || d.reason.code == ReasonCode::kMinReplicas) continue;
+      const int more = targets[i] - t.replicas[i];
+      if (more <= 0) continue;
+      added += more;
+      for (std::size_t u = 0; u < variants.size(); ++u)
+        if (c.run.variant_model[u] == c.run.variant_model[i] && cost_per_rps[u] < cost_per_rps[i] &&
+            targets[u] < variants[u]->max_replicas) {
+          off += more;
+          break;
+        }
+    }
+  }
+  return added > 0 ? off / added : 0;
+}
 
 double gpu_hours_vs_oracle(const CheckSpec&, const CheckContext& c) {
   if (!c.oracle_gpu_hours || !(*c.oracle_gpu_hours > 0)) return kNaN;
@@ -232,7 +318,7 @@ const std::vector<Entry>& entries() {
       {{"scale_ups_while_loading", Bound::kAtMost, {}, {"from_s", "to_s"},
         "scale-ups decided while the variant had replicas pending or loading"}, scale_ups_while_loading},
       {{"peak_replicas_vs_oracle", Bound::kAtMost, {}, {},
-        "most replicas held at once over the most the offline oracle needs"}, peak_replicas_vs_oracle},
+        "most replicas held at once over the most the offline oracle needs", false, true}, peak_replicas_vs_oracle},
       {{"horizon_error", Bound::kAtMost, {}, {"after_s"},
         "largest |stated forecast horizon - measured start-up time| / start-up time"}, horizon_error},
       {{"below_last_good", Bound::kAtMost, {"from_s", "to_s"}, {},
@@ -241,10 +327,19 @@ const std::vector<Entry>& entries() {
         "decisions with reason code metrics_missing in [from_s, to_s)"}, metrics_missing_decisions},
       {{"resume_ticks", Bound::kAtMost, {"at_s"}, {},
         "ticks after at_s until no decision says metrics_missing"}, resume_ticks},
-      {{"slo_attainment", Bound::kAtLeast, {}, {}, "share of finished requests within both SLO targets"},
-       slo_attainment},
-      {{"ttft_p99_ms", Bound::kAtMost, {}, {}, "p99 TTFT over the run, ms"}, ttft_p99_ms},
-      {{"gpu_hours_vs_oracle", Bound::kAtMost, {}, {}, "GPU-hours over the offline oracle's"},
+      {{"budget_exceeded_gpus", Bound::kAtMost, {}, {},
+        "most GPUs held at once (pending, loading, ready) minus gpu_budget", true}, budget_exceeded_gpus},
+      {{"budget_blocked_reasons", Bound::kAtLeast, {}, {},
+        "decisions with reason budget_limited while the targets leave less than a replica free below gpu_budget",
+        true}, budget_blocked_reasons},
+      {{"spillover_off_cheapest", Bound::kAtMost, {}, {},
+        "share of scale-up replicas placed while a variant of the model cheaper per sustainable req/s had room",
+        false, true}, spillover_off_cheapest},
+      {{"slo_attainment", Bound::kAtLeast, {}, {"model"},
+        "share of finished requests within both SLO targets (of model `model` when given)"}, slo_attainment},
+      {{"ttft_p99_ms", Bound::kAtMost, {}, {"model"}, "p99 TTFT over the run, ms (of model `model` when given)"},
+       ttft_p99_ms},
+      {{"gpu_hours_vs_oracle", Bound::kAtMost, {}, {}, "GPU-hours over the offline oracle's", false, true},
        gpu_hours_vs_oracle},
   };
   return all;

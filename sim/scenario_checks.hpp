@@ -10,9 +10,16 @@
 //   blind to bursts  ttft_recovery_s, observed_queueing_ticks
 //   slow starts      scale_ups_while_loading, peak_replicas_vs_oracle, horizon_error
 //   metric gaps      below_last_good, metrics_missing_decisions, resume_ticks
+//   shared budget    budget_exceeded_gpus, budget_blocked_reasons, spillover_off_cheapest
 //   overall          slo_attainment, ttft_p99_ms, gpu_hours_vs_oracle
 // No check knows a policy by name: figures come from counts and decisions only
-// (reason codes, and the figures a reason text states).
+// (reason codes, and the figures a reason text states). A run of several models is
+// checked over all of them; `model` (an index into the scenario's models) narrows
+// slo_attainment and ttft_p99_ms to one.
+//
+// GPUs held, for the budget: replicas pending, loading or ready. Draining replicas are
+// not counted: they were given back (the budget stage counts them out too), and only
+// finish the requests they hold.
 #pragma once
 
 #include <optional>
@@ -35,6 +42,8 @@ struct CheckInfo {
   std::vector<std::string> required;  // parameters (all numbers, >= 0)
   std::vector<std::string> optional;
   std::string description;
+  bool needs_gpu_budget = false;  // the scenario must set gpu_budget > 0
+  bool needs_oracle = false;      // prepared with the offline oracle (scenario_runner.hpp)
 };
 
 const std::vector<CheckInfo>& check_catalogue();
@@ -50,10 +59,13 @@ struct CheckResult {
 
 struct CheckContext {
   const Scenario& scenario;
-  const FleetConfig& fleet;
+  const std::vector<FleetConfig>& fleets;  // per model, as run.models
   const PolicyRun& run;
   std::optional<double> oracle_gpu_hours;  // when a check needs it
   std::optional<int> oracle_peak_replicas;
+  // One replica's sustainable rate at the SLO, per variant of the run; empty when not
+  // computed (the check is then not measurable).
+  const std::vector<double>& sustainable_rps;
 };
 
 CheckResult evaluate_check(const CheckSpec& spec, const CheckContext& context);

@@ -57,15 +57,49 @@ std::shared_ptr<LengthSource> length_source(const LengthSpec& l) {
   return lognormal_lengths(l.input_mean, l.input_cv, l.output_mean, l.output_cv);
 }
 
+// "models[1]." in errors of a several-model scenario, "" in a one-model one.
+std::string model_key(const Scenario& s, std::size_t model) {
+  return s.models.size() == 1 ? "" : "models[" + std::to_string(model) + "].";
+}
+
 bool needs_oracle(const Scenario& s) {
-  return std::any_of(s.checks.begin(), s.checks.end(),
-                     [](const CheckSpec& c) { return c.check.find("oracle") != std::string::npos; });
+  return std::any_of(s.checks.begin(), s.checks.end(), [](const CheckSpec& c) {
+    const CheckInfo* info = find_check(c.check);
+    return info != nullptr && info->needs_oracle;
+  });
+}
+
+// The oracle of each model on its own (no budget): GPU-hours summed, the peak as the
+// most replicas all plans hold in the same window, and every variant's sustainable rate.
+std::optional<Error> add_oracle(PreparedScenario& p) {
+  const Scenario& s = p.scenario;
+  double gpu_hours = 0;
+  std::vector<int> per_window;
+  for (std::size_t m = 0; m < s.models.size(); ++m) {
+    auto trace = open_workload(s, m);
+    if (!trace.ok()) return trace.error();
+    auto demand = measure_trace_demand(*trace.value(), 60, 20000, model_seed(s.seed, m));
+    if (!demand.ok()) return invalid_argument(s.file + ": " + model_key(s, m) + "workload: " + demand.error().message);
+    OracleOptions o;
+    o.rate.seed = s.seed;
+    const Oracle oracle = compute_oracle(p.fleets[m], demand.value(), s.slo, o);
+    gpu_hours += oracle.gpu_hours;
+    if (per_window.size() < oracle.windows.size()) per_window.resize(oracle.windows.size(), 0);
+    for (std::size_t w = 0; w < oracle.windows.size(); ++w)
+      for (int r : oracle.windows[w].replicas) per_window[w] += r;
+    for (const SustainableRate& rate : oracle.sustainable) p.sustainable_rps.push_back(rate.rate_rps);
+  }
+  p.oracle_gpu_hours = gpu_hours;
+  p.oracle_peak_replicas = per_window.empty() ? 0 : *std::max_element(per_window.begin(), per_window.end());
+  return std::nullopt;
 }
 
 }  // namespace
 
-Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& s) {
-  const WorkloadSpec& w = s.workload;
+Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& s, std::size_t model) {
+  if (model >= s.models.size()) return invalid_argument(s.file + ": no model " + std::to_string(model));
+  const WorkloadSpec& w = s.models[model].workload;
+  const std::uint64_t seed = model_seed(s.seed, model);
   std::unique_ptr<TraceSource> source;
   if (w.generator == "trace") {
     TraceOptions o;
@@ -73,12 +107,12 @@ Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& s) {
     if (w.window_to_s >= 0) o.window_to_s = w.window_to_s;
     if (w.params.count("speedup")) o.speedup = w.params.at("speedup");
     if (w.params.count("rate_scale")) o.rate_scale = w.params.at("rate_scale");
-    o.seed = s.seed;
+    o.seed = seed;
     auto opened = open_trace(w.trace_path, o);
-    if (!opened.ok()) return invalid_argument(s.file + ": workload.path: " + opened.error().message);
+    if (!opened.ok()) return invalid_argument(s.file + ": " + model_key(s, model) + "workload.path: " + opened.error().message);
     source = std::move(opened).value();
   } else {
-    source = std::make_unique<SyntheticTrace>(rate_curve(w), s.duration_s, length_source(w.lengths), s.seed);
+    source = std::make_unique<SyntheticTrace>(rate_curve(w), s.duration_s, length_source(w.lengths), seed);
   }
   return std::unique_ptr<TraceSource>(std::make_unique<CutTrace>(std::move(source), s.duration_s));
 }
@@ -88,54 +122,51 @@ PolicyConfig policy_config(const Scenario& s) {
   c.slo = {s.slo.ttft_ms, s.slo.itl_ms};
   c.scale_to_zero_retention_s = s.scale_to_zero_retention_s;
   c.scale_down_cooldown_s = s.scale_down_cooldown_s;
+  c.gpu_budget = s.gpu_budget;
   return c;
 }
 
 Result<PreparedScenario> prepare_scenario(Scenario scenario, const ScenarioOverrides& overrides) {
   if (overrides.duration_s) scenario.duration_s = *overrides.duration_s;
-  auto fleet = load_fleet_config(scenario.fleet_path);
-  if (!fleet.ok()) return invalid_argument(scenario.file + ": fleet: " + fleet.error().message);
   PreparedScenario p;
-  p.scenario = std::move(scenario);
-  p.fleet = std::move(fleet).value();
-  if (needs_oracle(p.scenario)) {
-    auto trace = open_workload(p.scenario);
-    if (!trace.ok()) return trace.error();
-    auto demand = measure_trace_demand(*trace.value(), 60, 20000, p.scenario.seed);
-    if (!demand.ok()) return invalid_argument(p.scenario.file + ": workload: " + demand.error().message);
-    OracleOptions o;
-    o.rate.seed = p.scenario.seed;
-    const Oracle oracle = compute_oracle(p.fleet, demand.value(), p.scenario.slo, o);
-    p.oracle_gpu_hours = oracle.gpu_hours;
-    int peak = 0;
-    for (const OracleWindow& w : oracle.windows) {
-      int n = 0;
-      for (int r : w.replicas) n += r;
-      peak = std::max(peak, n);
-    }
-    p.oracle_peak_replicas = peak;
+  for (std::size_t m = 0; m < scenario.models.size(); ++m) {
+    auto fleet = load_fleet_config(scenario.models[m].fleet_path);
+    if (!fleet.ok()) return invalid_argument(scenario.file + ": " + model_key(scenario, m) + "fleet: " + fleet.error().message);
+    for (std::size_t other = 0; other < m; ++other)
+      if (p.fleets[other].model == fleet.value().model)
+        return invalid_argument(scenario.file + ": " + model_key(scenario, m) + "fleet: model '" + fleet.value().model +
+                                "' is already models[" + std::to_string(other) + "]'s; each model needs its own");
+    p.fleets.push_back(std::move(fleet).value());
   }
+  p.scenario = std::move(scenario);
+  if (needs_oracle(p.scenario))
+    if (auto e = add_oracle(p)) return *e;
   return p;
 }
 
 Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& policy) {
   const Scenario& s = prepared.scenario;
-  auto trace = open_workload(s);
-  if (!trace.ok()) return trace.error();
+  std::vector<ModelInput> models;
+  for (std::size_t m = 0; m < s.models.size(); ++m) {
+    auto trace = open_workload(s, m);
+    if (!trace.ok()) return trace.error();
+    models.push_back({prepared.fleets.at(m), std::move(trace).value(), s.models[m].priority});
+  }
   HarnessOptions o;
   o.tick_s = s.tick_s;
   o.slo = s.slo;
   o.seed = s.seed;
   o.min_duration_s = s.duration_s;
   o.metrics_gap = s.metrics_gap;
-  auto run = run_policy(policy, prepared.fleet, std::move(trace).value(), o);
+  auto run = run_policy(policy, std::move(models), o);
   if (!run.ok()) return invalid_argument(s.file + ": " + run.error().message);
   ScenarioResult r;
   r.scenario = s.name;
   r.policy = policy.name();
   r.run = std::move(run).value();
   r.error = r.run.error;
-  const CheckContext context{s, prepared.fleet, r.run, prepared.oracle_gpu_hours, prepared.oracle_peak_replicas};
+  const CheckContext context{s, prepared.fleets, r.run, prepared.oracle_gpu_hours, prepared.oracle_peak_replicas,
+                             prepared.sustainable_rps};
   r.passed = r.error.empty();
   for (const CheckSpec& spec : s.checks) {
     r.checks.push_back(evaluate_check(spec, context));

@@ -1,8 +1,9 @@
 // Runs a scenario (scenario.hpp) for a policy through the same harness as `capstan
-// simulate` (harness.hpp: Simulation + Policy::tick), then evaluates each of its
-// checks (scenario_checks.hpp). A scenario is prepared once -- fleet loaded, oracle
-// computed when a check needs it -- and then run for any number of policies.
-// Same scenario, seed and policy -> identical result (and identical JSON).
+// simulate` (harness.hpp: Simulation + Policy::tick), every model of the scenario in
+// one run, then evaluates each of its checks (scenario_checks.hpp). A scenario is
+// prepared once -- fleets loaded, oracle computed when a check needs it -- and then run
+// for any number of policies. Same scenario, seed and policy -> identical result (and
+// identical JSON).
 #pragma once
 
 #include <memory>
@@ -24,9 +25,13 @@ namespace capstan::sim {
 
 struct PreparedScenario {
   Scenario scenario;
-  FleetConfig fleet;
-  std::optional<double> oracle_gpu_hours;
-  std::optional<int> oracle_peak_replicas;  // most replicas the oracle's plan holds at once
+  std::vector<FleetConfig> fleets;  // per model of the scenario
+  // When a check needs the offline oracle (computed per model, without the budget):
+  std::optional<double> oracle_gpu_hours;   // summed over models
+  std::optional<int> oracle_peak_replicas;  // most replicas the models' plans hold at once
+  // One replica's sustainable rate at the SLO under its model's length mix, per variant
+  // of the run (PolicyRun::variants order); empty when no check needs it.
+  std::vector<double> sustainable_rps;
 };
 
 // Overrides for short runs in tests; nullopt keeps the scenario's own value.
@@ -37,10 +42,12 @@ struct ScenarioOverrides {
 // Errors name the scenario file and what could not be loaded.
 Result<PreparedScenario> prepare_scenario(Scenario scenario, const ScenarioOverrides& overrides = {});
 
-// The scenario's workload, arrivals cut at its duration.
-Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& scenario);
+// Model `model`'s workload, arrivals cut at the scenario's duration; generated
+// workloads are seeded model_seed(scenario seed, model).
+Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& scenario, std::size_t model = 0);
 
-// What the policies are configured with: the scenario's SLO, retention and cooldown.
+// What the policies are configured with: the scenario's SLO, retention, cooldown and
+// GPU budget.
 PolicyConfig policy_config(const Scenario& scenario);
 
 struct ScenarioResult {

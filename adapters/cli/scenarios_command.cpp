@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -83,26 +84,33 @@ std::string echo_command(const ScenariosFlags& f, const std::vector<std::string>
   return s.str();
 }
 
-// Runs every (scenario, policy) pair on `jobs` threads; results in input order.
-std::vector<sim::ScenarioResult> run_all(const std::vector<sim::PreparedScenario>& prepared,
-                                         const std::vector<std::string>& policies, int jobs) {
-  const std::size_t n = prepared.size() * policies.size();
-  std::vector<std::optional<Result<sim::ScenarioResult>>> slots(n);
+// Runs make(i) for i in [0, n) on `jobs` threads; the values in index order, or the
+// first error (by index) as a UsageError.
+template <class T, class Make>
+std::vector<T> in_parallel(std::size_t n, int jobs, Make make) {
+  std::vector<std::optional<Result<T>>> slots(n);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
-    for (std::size_t i = next++; i < n; i = next++)
-      slots[i] = sim::run_scenario(prepared[i / policies.size()], policies[i % policies.size()]);
+    for (std::size_t i = next++; i < n; i = next++) slots[i] = make(i);
   };
   std::vector<std::thread> threads;
   for (int t = 1; t < jobs; ++t) threads.emplace_back(worker);
   worker();
   for (auto& t : threads) t.join();
-  std::vector<sim::ScenarioResult> out;
+  std::vector<T> out;
   for (auto& slot : slots) {
     if (!slot->ok()) throw UsageError(slot->error().message);
     out.push_back(std::move(*slot).value());
   }
   return out;
+}
+
+// Every (scenario, policy) pair; results in input order.
+std::vector<sim::ScenarioResult> run_all(const std::vector<sim::PreparedScenario>& prepared,
+                                         const std::vector<std::string>& policies, int jobs) {
+  return in_parallel<sim::ScenarioResult>(prepared.size() * policies.size(), jobs, [&](std::size_t i) {
+    return sim::run_scenario(prepared[i / policies.size()], policies[i % policies.size()]);
+  });
 }
 
 int run_scenarios(const ScenariosFlags& f) {
@@ -118,13 +126,10 @@ int run_scenarios(const ScenariosFlags& f) {
   const auto wall_start = std::chrono::steady_clock::now();
   sim::ScenarioOverrides overrides;
   if (f.duration_s > 0) overrides.duration_s = f.duration_s;
-  std::vector<sim::PreparedScenario> prepared;
-  for (const auto& s : scenarios) {
-    auto p = sim::prepare_scenario(s, overrides);
-    if (!p.ok()) throw UsageError(p.error().message);
-    prepared.push_back(std::move(p).value());
-  }
   const int jobs = f.jobs > 0 ? f.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Preparing computes the oracle for the scenarios that need it: seconds each, so in parallel too.
+  const auto prepared = in_parallel<sim::PreparedScenario>(
+      scenarios.size(), jobs, [&](std::size_t i) { return sim::prepare_scenario(scenarios[i], overrides); });
   const auto results = run_all(prepared, policies, jobs);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 

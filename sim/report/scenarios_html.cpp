@@ -75,12 +75,16 @@ std::string render_scenarios_html(const std::vector<ScenarioResult>& results, co
     h << "<h2>" << html_escape(r.scenario) << " / " << html_escape(r.policy) << "</h2>"
       << run_svg(r.run, i < slo_ttft_ms.size() ? slo_ttft_ms[i] : 0);
     if (!r.error.empty()) h << "<p class='fail'>" << html_escape(r.error) << "</p>";
-    h << "<details><summary>decisions that changed a count</summary><table>";
+    h << "<details><summary>decisions that changed a count or that the GPU budget limited</summary><table>";
     for (const TickRecord& t : r.run.series)
       for (const Decision& d : t.decisions)
-        if (d.target_replicas != d.current_replicas)
-          h << "<tr><td>" << fmt_num(t.time_s) << " s</td><td>" << html_escape(d.variant) << "</td><td>"
+        if (d.target_replicas != d.current_replicas || d.reason.code == ReasonCode::kBudgetLimited) {
+          // The run's name for the variant: "<model>/<variant>" when there are several models.
+          const std::size_t v = variant_index(r.run, d);
+          h << "<tr><td>" << fmt_num(t.time_s) << " s</td><td>"
+            << html_escape(v < r.run.variants.size() ? r.run.variants[v] : d.variant) << "</td><td>"
             << html_escape(to_string(d.reason.code)) << "</td><td>" << html_escape(d.reason.text) << "</td></tr>";
+        }
     h << "</table></details>";
   }
   h << "</body></html>\n";

@@ -35,7 +35,7 @@ TEST_CASE("scenarios list prints every shipped scenario with its description") {
   INFO(run.stderr_text);
   REQUIRE(run.exit_status == 0);
   CHECK(run.stdout_text.rfind("scenario", 0) == 0);
-  for (const char* name : {"steady ", "idle ", "burst ", "slow-start ", "metrics-gap ", "diurnal "})
+  for (const char* name : {"steady ", "idle ", "burst ", "slow-start ", "metrics-gap ", "metrics-stale ", "diurnal ", "budget "})
     CHECK(run.stdout_text.find(std::string("\n") + name) != std::string::npos);
 }
 

@@ -46,7 +46,27 @@ TEST_CASE("The budget is never exceeded and a blocked scale-up says the budget b
   CHECK(ds[0].target_replicas == 4);
   CHECK(gpus_in(ds, plans) <= 8);
   CHECK(ds[0].reason.code == ReasonCode::kBudgetLimited);
-  CHECK_THAT(ds[0].reason.text, Catch::Contains("wanted 6") && Catch::Contains("GPU budget 8"));
+  CHECK_THAT(ds[0].reason.text, Catch::Contains("wanted 6") && Catch::Contains("budget 8 GPUs"));
+}
+
+TEST_CASE("A blocked scale-up's reason says the budget blocked it, with wanted, granted and the budget") {
+  PlannedRequest req = wants("v", 2, 6, 4);
+  req.request.reason.text = "scale up 2 -> 6: demand 40 req/s";
+  const std::vector<ModelPlan> plans{plan("a", 1, {req})};
+  const auto ds = share(plans, 8);  // 8 GPUs in use: nothing fits
+  CHECK(ds[0].target_replicas == 2);
+  CHECK(ds[0].reason.text ==
+        "hold at 2: GPU budget blocked the scale-up (wanted 6, granted 2; budget 8 GPUs, 8 in targets, "
+        "4 per replica); policy: scale up 2 -> 6: demand 40 req/s");
+}
+
+TEST_CASE("A scale-up cut short names the replicas granted and the GPUs left in targets") {
+  const std::vector<ModelPlan> plans{plan("a", 1, {wants("v", 2, 6, 2)})};
+  const auto ds = share(plans, 9);  // 4 GPUs in use, room for two more replicas of 2
+  CHECK(ds[0].target_replicas == 4);
+  CHECK_THAT(ds[0].reason.text,
+             Catch::StartsWith("scale up 2 -> 4: GPU budget cut the scale-up short (wanted 6, granted 4; "
+                               "budget 9 GPUs, 8 in targets, 2 per replica)"));
 }
 
 TEST_CASE("Equal priorities split the free GPUs evenly") {

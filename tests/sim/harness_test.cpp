@@ -186,3 +186,188 @@ TEST_CASE("A malformed trace is an error of the run, not a crash") {
   REQUIRE_FALSE(run.ok());
   CHECK(run.error().message == "trace.csv:3: bad row");
 }
+
+namespace {
+
+FleetConfig named_fleet(const std::string& model, int initial) {
+  FleetConfig f = one_variant_fleet(initial, 0);
+  f.model = model;
+  return f;
+}
+
+std::vector<ModelInput> two_models(double until_s) {
+  std::vector<ModelInput> models;
+  models.push_back({named_fleet("chat", 1), steady(until_s, 2), 2});
+  models.push_back({named_fleet("batch", 2), steady(until_s, 4), 1});
+  return models;
+}
+
+// Asks model "chat" for 3 replicas from 30 s on and holds everything else.
+class ChatUp : public ScriptedPolicy {
+ public:
+  ChatUp() : ScriptedPolicy(1e9, 0) {}
+  std::vector<Decision> tick(const TickInput& input) override {
+    auto out = ScriptedPolicy::tick(input);
+    for (Decision& d : out)
+      if (d.model.model_id == "chat" && input.now_s >= 30) d.target_replicas = 3;
+    return out;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Several models tick in lockstep in one input, each with its priority, and decisions reach their model") {
+  ChatUp policy;
+  auto run = run_policy(policy, two_models(200), options(10));
+  REQUIRE(run.ok());
+  const PolicyRun& r = run.value();
+  CHECK(r.error.empty());
+  CHECK(r.variants == std::vector<std::string>{"chat/v", "batch/v"});
+  CHECK(r.variant_model == std::vector<std::size_t>{0, 1});
+  REQUIRE(r.models.size() == 2);
+  CHECK(r.models[1].model == "batch");
+  CHECK(r.models[1].first_variant == 1);
+  REQUIRE(policy.inputs.size() > 5);
+  for (const TickInput& in : policy.inputs) {
+    REQUIRE(in.models.size() == 2);
+    CHECK(in.models[0].model.model_id == "chat");
+    CHECK(in.models[0].priority == 2);
+    CHECK(in.models[1].priority == 1);
+  }
+  CHECK(policy.inputs[4].models[0].arrival_rate_rps == Approx(0.5));
+  CHECK(policy.inputs[4].models[1].arrival_rate_rps == Approx(0.25).margin(0.06));
+  // Only chat moved: 1 -> 3 from the t = 40 record on; batch stays at 2.
+  CHECK(r.series[1].replicas == std::vector<int>{1, 2});
+  CHECK(r.series[4].replicas == std::vector<int>{3, 2});
+  CHECK(r.series[4].draining == std::vector<int>{0, 0});
+  REQUIRE(r.report.scale_actions.size() == 1);
+  CHECK(r.report.scale_actions[0].variant == "chat/v");
+  CHECK(r.models[0].report.scale_actions[0].variant == "v");
+  // The run's figures add up the models'.
+  CHECK(r.models[0].report.requests == 100);
+  CHECK(r.models[1].report.requests == 50);
+  CHECK(r.report.requests == 150);
+  CHECK(r.report.completed == 150);
+  CHECK(r.report.gpu_hours == Approx(r.models[0].report.gpu_hours + r.models[1].report.gpu_hours));
+  const auto& m0 = r.models[0].report;
+  const auto& m1 = r.models[1].report;
+  CHECK(r.report.slo_attainment ==
+        Approx((m0.slo_attainment * 100 + m1.slo_attainment * 50) / 150));
+}
+
+TEST_CASE("variant_index finds a decision's variant by model and name across models") {
+  ChatUp policy;
+  auto run = run_policy(policy, two_models(60), options(30));
+  REQUIRE(run.ok());
+  const PolicyRun& r = run.value();
+  CHECK(variant_index(r, Decision{{"sim", "batch"}, "v", 0, 0, {}}) == 1);
+  CHECK(variant_index(r, Decision{{"sim", "chat"}, "v", 0, 0, {}}) == 0);
+  CHECK(variant_index(r, Decision{{"sim", "nope"}, "v", 0, 0, {}}) == 2);
+  CHECK(variant_index(r, Decision{{"sim", "chat"}, "w", 0, 0, {}}) == 2);
+}
+
+TEST_CASE("A one-model list run is the single-model run, and models after the first get their own seeds") {
+  CHECK(model_seed(9, 0) == 9);
+  CHECK(model_seed(9, 1) != 9);
+  CHECK(model_seed(9, 1) != model_seed(9, 2));
+  CHECK(model_seed(9, 1) == model_seed(9, 1));
+  FixedPolicy a, b;
+  auto single = run_policy(a, one_variant_fleet(1, 30, 60, 0.05), poisson(5, 300, 3), options(30, 3));
+  std::vector<ModelInput> one;
+  one.push_back({one_variant_fleet(1, 30, 60, 0.05), poisson(5, 300, 3), 1});
+  auto listed = run_policy(b, std::move(one), options(30, 3));
+  REQUIRE(single.ok());
+  REQUIRE(listed.ok());
+  CHECK(summary_json("t", "f", {1000, 50}, Oracle{}, {single.value()}).dump() ==
+        summary_json("t", "f", {1000, 50}, Oracle{}, {listed.value()}).dump());
+}
+
+TEST_CASE("Models must be distinct and prioritised, and a decision for an unknown model is reported") {
+  FixedPolicy fixed;
+  std::vector<ModelInput> twice;
+  twice.push_back({named_fleet("m", 1), steady(60), 1});
+  twice.push_back({named_fleet("m", 1), steady(60), 1});
+  auto dup = run_policy(fixed, std::move(twice), options(30));
+  REQUIRE_FALSE(dup.ok());
+  CHECK(dup.error().message == "models[1]: model 'm' appears twice; decisions are routed by model id");
+  std::vector<ModelInput> low;
+  low.push_back({named_fleet("m", 1), steady(60), 0});
+  auto prio = run_policy(fixed, std::move(low), options(30));
+  REQUIRE_FALSE(prio.ok());
+  CHECK(prio.error().message == "models[0]: priority must be >= 1, got 0");
+  REQUIRE_FALSE(run_policy(fixed, std::vector<ModelInput>{}, options(30)).ok());
+
+  class Stranger : public ScriptedPolicy {
+   public:
+    Stranger() : ScriptedPolicy(1e9, 0) {}
+    std::vector<Decision> tick(const TickInput& input) override {
+      auto out = ScriptedPolicy::tick(input);
+      out.push_back({{"sim", "ghost"}, "v", 0, 5, {ReasonCode::kScaleUp, "boo"}});
+      return out;
+    }
+  } stranger;
+  auto run = run_policy(stranger, two_models(60), options(30));
+  REQUIRE(run.ok());
+  CHECK(run.value().error == "tick at 30 s: decision for unknown variant 'ghost/v' ignored");
+}
+
+TEST_CASE("A stale gap shows the pods as they were before it, aged, and no forward passes") {
+  ScriptedPolicy policy(1e9, 0);
+  HarnessOptions o = options(30);
+  o.metrics_gap = MetricsGap{90, 180, MetricsGapKind::kStale};
+  auto run = run_policy(policy, one_variant_fleet(2, 0), poisson(4, 400, 2), o);
+  REQUIRE(run.ok());
+  const TickInput* before = nullptr;
+  int in_gap = 0;
+  for (const TickInput& in : policy.inputs) {
+    INFO("t = " << in.now_s);
+    const auto& v = in.models[0].variants[0];
+    if (in.now_s < 90 || in.now_s >= 180) {
+      for (const PodMetrics& p : v.state.pods) CHECK(p.sample_age_s == 0);
+      if (in.now_s >= 180) CHECK_FALSE(v.forward_passes.empty());
+      if (in.now_s < 90) before = &in;
+      continue;
+    }
+    ++in_gap;
+    REQUIRE(before != nullptr);
+    CHECK(before->now_s == 60);
+    const auto& frozen = before->models[0].variants[0].state.pods;
+    REQUIRE(v.state.pods.size() == frozen.size());
+    REQUIRE_FALSE(frozen.empty());
+    for (std::size_t i = 0; i < frozen.size(); ++i) {
+      CHECK(v.state.pods[i].pod == frozen[i].pod);
+      CHECK(v.state.pods[i].avg_ttft_ms == frozen[i].avg_ttft_ms);
+      CHECK(v.state.pods[i].arrival_rate_rps == frozen[i].arrival_rate_rps);
+      CHECK(v.state.pods[i].sample_age_s == in.now_s - 60);
+    }
+    CHECK(v.forward_passes.empty());
+    CHECK(v.state.current_replicas == 2);  // counts stay live
+  }
+  CHECK(in_gap == 3);  // 90, 120, 150
+}
+
+TEST_CASE("freeze_metrics copies pods by position, adds the age, and leaves variants it lacks without pods") {
+  TickInput frozen;
+  frozen.now_s = 100;
+  frozen.models.resize(1);
+  frozen.models[0].variants.resize(1);
+  PodMetrics p;
+  p.pod = "a";
+  p.kv_usage = 0.4;
+  p.sample_age_s = 5;
+  frozen.models[0].variants[0].state.pods = {p};
+  TickInput now;
+  now.now_s = 160;
+  now.models.resize(2);
+  now.models[0].variants.resize(2);
+  now.models[1].variants.resize(1);
+  now.models[0].variants[0].forward_passes.resize(3);
+  now.models[1].variants[0].state.pods.resize(2);
+  freeze_metrics(now, frozen);
+  REQUIRE(now.models[0].variants[0].state.pods.size() == 1);
+  CHECK(now.models[0].variants[0].state.pods[0].kv_usage == 0.4);
+  CHECK(now.models[0].variants[0].state.pods[0].sample_age_s == 65);
+  CHECK(now.models[0].variants[0].forward_passes.empty());
+  CHECK(now.models[0].variants[1].state.pods.empty());
+  CHECK(now.models[1].variants[0].state.pods.empty());
+}

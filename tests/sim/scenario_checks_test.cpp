@@ -1,6 +1,7 @@
 // sim/scenario_checks.*: each check fails the deliberately bad policy it is there to
-// catch (a fixed count, an always-scale-up, a flapping and a floor-on-missing-data
-// policy defined here), on short in-code scenarios over a small simulated fleet.
+// catch (a fixed count, an always-scale-up, a flapping, a floor-on-missing-data, a
+// budget-blind, a silently capping and a dear-variant-first policy defined here), on
+// short in-code scenarios over small simulated fleets.
 #include "sim/scenario_checks.hpp"
 
 #include <catch2/catch.hpp>
@@ -8,6 +9,7 @@
 #include <cmath>
 
 #include "domain/fixed_policy.hpp"
+#include "domain/gpu_budget.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
 #include "sim/sim_fixtures.hpp"
@@ -63,13 +65,13 @@ PreparedScenario scenario(WorkloadSpec workload, double duration_s, std::vector<
   PreparedScenario p;
   p.scenario.name = "test";
   p.scenario.file = "test.yaml";
-  p.scenario.workload = std::move(workload);
-  p.scenario.workload.lengths = {256, 0.5, 32, 0.5};
+  p.scenario.models = {{"", std::move(workload), 1}};
+  p.scenario.models[0].workload.lengths = {256, 0.5, 32, 0.5};
   p.scenario.duration_s = duration_s;
   p.scenario.tick_s = 30;
   p.scenario.slo = {1000, 100};
   p.scenario.checks = std::move(checks);
-  p.fleet = testing::one_variant_fleet(initial, cold_start_s, 60);
+  p.fleets = {testing::one_variant_fleet(initial, cold_start_s, 60)};
   return p;
 }
 
@@ -132,7 +134,7 @@ TEST_CASE("time_to_floor_s and idle_gpu_hours fail a policy that holds its repli
 
 TEST_CASE("ttft_recovery_s fails a fixed count under a burst it cannot serve and passes one that scales early") {
   auto p = scenario(steps({{0, 3}, {300, 40}, {600, 3}}), 900, {{"ttft_recovery_s", 120, {{"at_s", 300}, {"until_s", 600}}}}, 1, 30);
-  p.scenario.workload.lengths = {256, 0.5, 512, 0.5};  // ~10 req/s per replica: 40 req/s overloads one
+  p.scenario.models[0].workload.lengths = {256, 0.5, 512, 0.5};  // ~10 req/s per replica: 40 req/s overloads one
   FixedPolicy fixed;
   auto big = TestPolicy("big", [](int, const VariantTickInput&) { return 10; });
   CHECK_FALSE(only_check(p, fixed).passed);
@@ -173,7 +175,7 @@ TEST_CASE("horizon_error compares the horizon a reason states with the fleet's s
 
 TEST_CASE("below_last_good and metrics_missing_decisions fail a policy that drops to the floor in a metrics gap") {
   auto p = scenario(poisson(4), 600, {{"below_last_good", 0, {{"from_s", 300}, {"to_s", 420}}}}, 3);
-  p.scenario.metrics_gap = MetricsGap{300, 420, false};
+  p.scenario.metrics_gap = MetricsGap{300, 420, MetricsGapKind::kMissing};
   auto drop = floor_on_missing();
   FixedPolicy fixed;
   const CheckResult dropped = only_check(p, drop);
@@ -204,4 +206,187 @@ TEST_CASE("A policy's verdict is every check passing; the JSON carries exactly t
     CHECK(c.size() == 4);
     for (const char* key : {"name", "value", "limit", "passed"}) CHECK(c.contains(key));
   }
+}
+
+namespace {
+
+// Every decision of a tick from the whole input, for policies that look across models.
+class WholeInputPolicy : public Policy {
+ public:
+  using Rule = std::function<std::vector<Decision>(const TickInput&)>;
+  WholeInputPolicy(std::string name, Rule rule) : name_(std::move(name)), rule_(std::move(rule)) {}
+  std::string name() const override { return name_; }
+  std::vector<Decision> tick(const TickInput& input) override { return rule_(input); }
+  nlohmann::json save_state() const override { return nullptr; }
+  Result<bool> restore_state(const nlohmann::json&) override { return true; }
+
+ private:
+  std::string name_;
+  Rule rule_;
+};
+
+constexpr int kBudget = 24;  // GPUs: six replicas of four
+
+// Two models, "hi" (priority 2) and "lo", each with a cheap variant (one warm replica,
+// at most 3) and a dear one (none, at most 10), four GPUs a replica; cheap sustains the
+// same rate for a third of the price.
+PreparedScenario budget_scenario(std::vector<CheckSpec> checks, int gpu_budget = kBudget) {
+  PreparedScenario p = scenario(poisson(4), 600, std::move(checks), 1, 30);
+  p.scenario.gpu_budget = gpu_budget;
+  p.scenario.models.push_back(p.scenario.models[0]);
+  p.scenario.models[0].priority = 2;
+  p.fleets.clear();
+  for (const char* model : {"hi", "lo"}) {
+    FleetConfig f = testing::one_variant_fleet(1, 30, 60);
+    f.model = model;
+    f.variants[0].name = "cheap";
+    f.variants[0].max_replicas = 3;
+    VariantConfig dear = f.variants[0];
+    dear.name = "dear";
+    dear.cost_per_replica_hour = 6;
+    dear.initial_replicas = 0;
+    dear.max_replicas = 10;
+    f.variants.push_back(dear);
+    p.fleets.push_back(f);
+  }
+  p.sustainable_rps = {10, 10, 10, 10};
+  return p;
+}
+
+// Every variant wants one more replica each tick; the GPU budget stage shares them out.
+// `say_so` false: the budget's cuts are passed off as plain holds and scale-ups.
+WholeInputPolicy one_more_each_budgeted(bool say_so) {
+  return WholeInputPolicy(say_so ? "budgeted" : "silent-cap", [say_so](const TickInput& input) {
+    std::vector<ModelPlan> plans;
+    for (const auto& m : input.models) {
+      ModelPlan plan{m.model, static_cast<double>(m.priority), {}};
+      for (const auto& v : m.variants) {
+        const int current = v.state.current_replicas;
+        const int want = std::min(current + 1, v.state.spec.max_replicas);
+        plan.requests.push_back({{v.state.spec.name, current, want, {direction_code(current, want), "one more"}},
+                                 v.state.spec.gpus_per_replica});
+      }
+      plans.push_back(std::move(plan));
+    }
+    auto shared = share_gpu_budget(plans, kBudget);
+    REQUIRE(shared.ok());
+    std::vector<Decision> out = shared.value();
+    if (!say_so)
+      for (Decision& d : out)
+        d.reason = {direction_code(d.current_replicas, d.target_replicas), "capped"};
+    return out;
+  });
+}
+
+// Scales the named variant of every model up by one each tick, holds the others.
+WholeInputPolicy grow(const std::string& variant, ReasonCode code = ReasonCode::kScaleUp) {
+  return WholeInputPolicy("grow-" + variant, [variant, code](const TickInput& input) {
+    std::vector<Decision> out;
+    for (const auto& m : input.models)
+      for (const auto& v : m.variants) {
+        const int current = v.state.current_replicas;
+        const int target = v.state.spec.name == variant ? current + 1 : current;
+        out.push_back({m.model, v.state.spec.name, current, target,
+                       {target > current ? code : ReasonCode::kHold, "grow " + variant}});
+      }
+    return out;
+  });
+}
+
+// Fills the cheap variant to its maximum, then adds to the dear one.
+WholeInputPolicy cheap_then_dear() {
+  return WholeInputPolicy("cheap-then-dear", [](const TickInput& input) {
+    std::vector<Decision> out;
+    for (const auto& m : input.models) {
+      const bool cheap_full = m.variants[0].state.current_replicas >= m.variants[0].state.spec.max_replicas;
+      for (const auto& v : m.variants) {
+        const int current = v.state.current_replicas;
+        const bool grows = v.state.spec.name == "cheap" ? !cheap_full : cheap_full;
+        const int target = grows ? current + 1 : current;
+        out.push_back({m.model, v.state.spec.name, current, target, {direction_code(current, target), "fill"}});
+      }
+    }
+    return out;
+  });
+}
+
+}  // namespace
+
+TEST_CASE("budget_exceeded_gpus fails a budget-blind policy and passes one that goes through the budget stage") {
+  auto p = budget_scenario({{"budget_exceeded_gpus", 0, {}}});
+  auto up = always_up();
+  const CheckResult blind = only_check(p, up);
+  CHECK_FALSE(blind.passed);
+  CHECK(blind.value >= 4 * 4 * 3);  // by the end far past six replicas
+  auto budgeted = one_more_each_budgeted(true);
+  const CheckResult kept = only_check(p, budgeted);
+  CHECK(kept.passed);
+  CHECK(kept.value == 0);  // it fills the budget exactly
+  FixedPolicy fixed;
+  CHECK(only_check(p, fixed).value == 2 * 4 - kBudget);  // never near it
+}
+
+TEST_CASE("budget_blocked_reasons counts budget reasons at the budget; a silent cap and a false claim score 0") {
+  auto p = budget_scenario({{"budget_blocked_reasons", 1, {}}});
+  auto budgeted = one_more_each_budgeted(true);
+  const CheckResult said = only_check(p, budgeted);
+  CHECK(said.passed);
+  CHECK(said.value >= 4 * 10);  // every wish blocked once the six replicas are in
+  auto silent = one_more_each_budgeted(false);
+  const CheckResult quiet = only_check(p, silent);
+  CHECK_FALSE(quiet.passed);
+  CHECK(quiet.value == 0);
+  // Claiming the budget while far below it is not counted.
+  auto liar = WholeInputPolicy("liar", [](const TickInput& input) {
+    std::vector<Decision> out;
+    for (const auto& m : input.models)
+      for (const auto& v : m.variants)
+        out.push_back({m.model, v.state.spec.name, v.state.current_replicas, v.state.current_replicas,
+                       {ReasonCode::kBudgetLimited, "the budget, honest"}});
+    return out;
+  });
+  CHECK(only_check(p, liar).value == 0);
+}
+
+TEST_CASE("spillover_off_cheapest fails a policy that grows the dear variant while the cheap one has room") {
+  auto p = budget_scenario({{"spillover_off_cheapest", 0, {}}}, 0);
+  auto dear = grow("dear");
+  const CheckResult bad = only_check(p, dear);
+  CHECK_FALSE(bad.passed);
+  CHECK(bad.value == 1);
+  auto fill = cheap_then_dear();
+  const CheckResult good = only_check(p, fill);
+  CHECK(good.passed);
+  CHECK(good.value == 0);
+  auto cheap = grow("cheap");
+  CHECK(only_check(p, cheap).value == 0);
+  // Raises to a configured minimum are not placement choices.
+  auto floor = grow("dear", ReasonCode::kMinReplicas);
+  CHECK(only_check(p, floor).value == 0);
+  // Without sustainable rates the figure cannot be measured.
+  p.sustainable_rps.clear();
+  CHECK(std::isnan(only_check(p, fill).value));
+}
+
+TEST_CASE("A variant that cannot meet the SLO is the dearest whatever its price") {
+  auto p = budget_scenario({{"spillover_off_cheapest", 0, {}}}, 0);
+  p.sustainable_rps = {0, 10, 0, 10};  // the cheap variants sustain nothing at the SLO
+  auto cheap = grow("cheap");
+  CHECK(only_check(p, cheap).value == 1);
+  auto dear = grow("dear");
+  CHECK(only_check(p, dear).value == 0);
+}
+
+TEST_CASE("slo_attainment and ttft_p99_ms cover every model, or the one `model` names") {
+  auto p = budget_scenario({{"slo_attainment", 0, {}}, {"slo_attainment", 0, {{"model", 1}}},
+                            {"ttft_p99_ms", 1e9, {{"model", 0}}}});
+  p.scenario.models[1].workload.params["rate_rps"] = 1;
+  FixedPolicy fixed;
+  auto r = run_scenario(p, fixed);
+  REQUIRE(r.ok());
+  const PolicyRun& run = r.value().run;
+  CHECK(run.models[0].report.requests > 3 * run.models[1].report.requests);
+  CHECK(r.value().checks[0].value == run.report.slo_attainment);
+  CHECK(r.value().checks[1].value == run.models[1].report.slo_attainment);
+  CHECK(r.value().checks[2].value == run.models[0].report.ttft_p99_ms);
 }

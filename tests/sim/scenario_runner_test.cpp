@@ -57,7 +57,7 @@ TEST_CASE("A scenario runs for its whole duration, and the duration override sho
 
 TEST_CASE("The metrics gap blanks the pods and forward passes the policy sees, only inside the window") {
   auto p = prepared("tiny-pass");
-  p.scenario.metrics_gap = MetricsGap{90, 180, false};
+  p.scenario.metrics_gap = MetricsGap{90, 180, MetricsGapKind::kMissing};
   Recorder policy;
   REQUIRE(run_scenario(p, policy).ok());
   for (const TickInput& in : policy.seen) {
@@ -80,5 +80,77 @@ TEST_CASE("A NaN metrics gap keeps the pods but every value is NaN") {
     CHECK(std::isnan(pod.avg_ttft_ms));
     CHECK(std::isnan(pod.kv_usage));
     CHECK(std::isnan(pod.queue_length));
+  }
+}
+
+namespace {
+
+// tiny-pass with a second model: the same fleet file under another model name.
+PreparedScenario two_models() {
+  auto p = prepared("tiny-pass");
+  p.scenario.models.push_back(p.scenario.models[0]);
+  p.scenario.models[0].priority = 2;
+  p.scenario.gpu_budget = 16;
+  p.fleets.push_back(p.fleets[0]);
+  p.fleets[1].model = "other-model";
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("Every model of a scenario runs in one harness run, with its priority, under the scenario's budget") {
+  const auto p = two_models();
+  CHECK(policy_config(p.scenario).gpu_budget == 16);
+  Recorder policy;
+  auto r = run_scenario(p, policy);
+  REQUIRE(r.ok());
+  REQUIRE_FALSE(policy.seen.empty());
+  for (const TickInput& in : policy.seen) {
+    REQUIRE(in.models.size() == 2);
+    CHECK(in.models[0].model.model_id == "test-model");
+    CHECK(in.models[0].priority == 2);
+    CHECK(in.models[1].model.model_id == "other-model");
+    CHECK(in.models[1].priority == 1);
+  }
+  const PolicyRun& run = r.value().run;
+  CHECK(run.variants == std::vector<std::string>{"test-model/h100", "other-model/h100"});
+  CHECK(run.report.requests == run.models[0].report.requests + run.models[1].report.requests);
+}
+
+TEST_CASE("Each model's generated workload has its own seed") {
+  const auto p = two_models();
+  auto a = open_workload(p.scenario, 0);
+  auto b = open_workload(p.scenario, 1);
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  auto first_a = a.value()->next();
+  auto first_b = b.value()->next();
+  REQUIRE(first_a.ok());
+  REQUIRE(first_b.ok());
+  CHECK(first_a.value()->arrival_s != first_b.value()->arrival_s);
+  CHECK_FALSE(open_workload(p.scenario, 2).ok());
+}
+
+TEST_CASE("Two models of a scenario that are the same model fail to prepare, naming both") {
+  auto s = load_scenario(kTestDir + "/tiny-pass.yaml");
+  REQUIRE(s.ok());
+  s.value().models.push_back(s.value().models[0]);
+  auto p = prepare_scenario(s.value());
+  REQUIRE_FALSE(p.ok());
+  CHECK_THAT(p.error().message, Catch::Contains("tiny-pass.yaml: models[1].fleet: model 'test-model' is already "
+                                                "models[0]'s; each model needs its own"));
+}
+
+TEST_CASE("A stale metrics gap in a scenario reaches the policy as aged pods") {
+  auto p = prepared("tiny-pass");
+  p.scenario.metrics_gap = MetricsGap{90, 180, MetricsGapKind::kStale};
+  Recorder policy;
+  REQUIRE(run_scenario(p, policy).ok());
+  for (const TickInput& in : policy.seen) {
+    INFO("t = " << in.now_s);
+    const auto& pods = in.models[0].variants[0].state.pods;
+    REQUIRE_FALSE(pods.empty());
+    const bool gap = in.now_s >= 90 && in.now_s < 180;
+    CHECK(pods[0].sample_age_s == (gap ? in.now_s - 60 : 0));
   }
 }

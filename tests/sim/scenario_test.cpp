@@ -63,7 +63,7 @@ TEST_CASE("Every shipped scenario file loads, names unique, sorted by name") {
   REQUIRE(all.ok());
   std::vector<std::string> names;
   for (const auto& s : all.value()) names.push_back(s.name);
-  for (const char* expected : {"burst", "diurnal", "idle", "metrics-gap", "slow-start", "steady"})
+  for (const char* expected : {"budget", "burst", "diurnal", "idle", "metrics-gap", "metrics-stale", "slow-start", "steady"})
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   CHECK(std::is_sorted(names.begin(), names.end()));
 }
@@ -73,11 +73,14 @@ TEST_CASE("A scenario resolves its fleet path against its own folder and keeps i
   auto s = load_scenario(f.path());
   INFO((s.ok() ? "" : s.error().message));
   REQUIRE(s.ok());
-  CHECK(s.value().fleet_path == kTestDir + "/fleets/small.yaml");
-  CHECK(s.value().workload.params.at("rate_rps") == 2);
+  REQUIRE(s.value().models.size() == 1);
+  CHECK(s.value().models[0].fleet_path == kTestDir + "/fleets/small.yaml");
+  CHECK(s.value().models[0].workload.params.at("rate_rps") == 2);
+  CHECK(s.value().models[0].priority == 1);
+  CHECK(s.value().gpu_budget == 0);
   CHECK(s.value().tick_s == 30);
   REQUIRE(s.value().metrics_gap.has_value());
-  CHECK(s.value().metrics_gap->nan);
+  CHECK(s.value().metrics_gap->kind == MetricsGapKind::kNaN);
   CHECK(s.value().scale_to_zero_retention_s == 600);
 }
 
@@ -106,10 +109,79 @@ TEST_CASE("Scenario schema errors name the file, the key and the rule") {
              Catch::Contains("checks[0].after_s is not a known key"));
   CHECK_THAT(load_error(kGood + "metrics_gap: {from_s: 60, to_s: 30}\n"),
              Catch::Contains("metrics_gap.to_s must be > from_s"));
-  CHECK_THAT(load_error(kGood + "metrics_gap: {from_s: 30, to_s: 60, kind: stale}\n"),
-             Catch::Contains("metrics_gap.kind must be one of missing, nan, got 'stale'"));
+  CHECK_THAT(load_error(kGood + "metrics_gap: {from_s: 30, to_s: 60, kind: frozen}\n"),
+             Catch::Contains("metrics_gap.kind must be one of missing, nan, stale, got 'frozen'"));
   CHECK_THAT(load_error(replace(kGood, "rate_rps: 2}", "rate_rps: 2, lengths: {input_mean: 0}}")),
              Catch::Contains("workload.lengths.input_mean must be >= 1, got 0"));
   CHECK_THAT(load_error(replace(kGood, "checks:\n  - {check: slo_attainment, limit: 0.9}\n", "")),
              Catch::Contains("checks must be a non-empty list"));
+}
+
+namespace {
+
+const std::string kTwoModels = R"(name: t2
+models:
+  - {fleet: fleets/small.yaml, workload: {generator: poisson, rate_rps: 2}, priority: 3}
+  - fleet: fleets/small.yaml
+    workload: {generator: step, steps: [[0, 1], [60, 4]]}
+gpu_budget: 16
+duration_s: 120
+checks:
+  - {check: budget_exceeded_gpus, limit: 0}
+  - {check: slo_attainment, limit: 0.5, model: 1}
+)";
+
+}  // namespace
+
+TEST_CASE("A scenario of several models keeps each model's fleet, workload and priority, and the GPU budget") {
+  TempScenario f(kTwoModels);
+  auto s = load_scenario(f.path());
+  INFO((s.ok() ? "" : s.error().message));
+  REQUIRE(s.ok());
+  REQUIRE(s.value().models.size() == 2);
+  CHECK(s.value().models[0].fleet_path == kTestDir + "/fleets/small.yaml");
+  CHECK(s.value().models[0].priority == 3);
+  CHECK(s.value().models[0].workload.generator == "poisson");
+  CHECK(s.value().models[1].priority == 1);
+  CHECK(s.value().models[1].workload.steps.size() == 2);
+  CHECK(s.value().gpu_budget == 16);
+  CHECK(s.value().checks[1].params.at("model") == 1);
+}
+
+TEST_CASE("Errors in a several-model scenario name the model's key") {
+  CHECK_THAT(load_error(kTwoModels + "fleet: fleets/small.yaml\n"),
+             Catch::Contains("fleet cannot be combined with models (give each model its own)"));
+  CHECK_THAT(load_error(replace(kTwoModels, "priority: 3", "priority: 0")),
+             Catch::Contains("models[0].priority must be >= 1, got 0"));
+  CHECK_THAT(load_error(replace(kTwoModels, "  - fleet: fleets/small.yaml\n", "  - fleet: fleets/none.yaml\n")),
+             Catch::Contains("models[1].fleet must name an existing file, got 'fleets/none.yaml'"));
+  CHECK_THAT(load_error(replace(kTwoModels, "generator: step", "generator: zipf")),
+             Catch::Contains("models[1].workload.generator must be one of"));
+  CHECK_THAT(load_error(replace(kTwoModels, "    workload: {generator: step, steps: [[0, 1], [60, 4]]}\n", "")),
+             Catch::Contains("models[1].workload is required"));
+  CHECK_THAT(load_error(replace(kTwoModels, "priority: 3}", "priority: 3, weight: 2}")),
+             Catch::Contains("models[0].weight is not a known key"));
+  CHECK_THAT(load_error(replace(kTwoModels, "rate_rps: 2}", "rate_rps: 2, lengths: {output_cv: -1}}")),
+             Catch::Contains("models[0].workload.lengths.output_cv must be >= 0, got -1"));
+  CHECK_THAT(load_error(replace(kTwoModels, "gpu_budget: 16", "gpu_budget: -4")),
+             Catch::Contains("gpu_budget must be >= 0, got -4"));
+  CHECK_THAT(load_error(replace(kTwoModels, "gpu_budget: 16\n", "")),
+             Catch::Contains("checks[0].check budget_exceeded_gpus needs gpu_budget > 0, got 0"));
+  CHECK_THAT(load_error(replace(kTwoModels, "model: 1}", "model: 2}")),
+             Catch::Contains("checks[1].model must be a model index below 2, got 2"));
+  CHECK_THAT(load_error(replace(kTwoModels, "model: 1}", "model: 0.5}")),
+             Catch::Contains("checks[1].model must be a model index below 2, got 0.5"));
+  const std::string not_a_list = "name: t\nmodels: {fleet: fleets/small.yaml}\nduration_s: 60\n"
+                                 "checks:\n  - {check: slo_attainment, limit: 0}\n";
+  CHECK_THAT(load_error(not_a_list), Catch::Contains("models must be a non-empty list"));
+  CHECK_THAT(load_error(replace(not_a_list, "{fleet: fleets/small.yaml}", "[3]")),
+             Catch::Contains("models[0] must be a mapping"));
+}
+
+TEST_CASE("A stale metrics gap is a kind of its own") {
+  TempScenario f(kGood + "metrics_gap: {from_s: 30, to_s: 60, kind: stale}\n");
+  auto s = load_scenario(f.path());
+  REQUIRE(s.ok());
+  REQUIRE(s.value().metrics_gap.has_value());
+  CHECK(s.value().metrics_gap->kind == MetricsGapKind::kStale);
 }
