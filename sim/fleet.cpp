@@ -6,7 +6,7 @@
 namespace capstan::sim {
 
 Fleet::Fleet(FleetConfig config, std::uint64_t seed, double start_s)
-    : config_(std::move(config)), seed_(seed), router_(config_.client_timeout_s) {
+    : config_(std::move(config)), seed_(seed), router_(config_.client_timeout_s, config_.kv_transfer) {
   desired_.assign(config_.variants.size(), 0);
   created_per_variant_.assign(config_.variants.size(), 0);
   for (std::size_t v = 0; v < config_.variants.size(); ++v) {
@@ -18,14 +18,16 @@ Fleet::Fleet(FleetConfig config, std::uint64_t seed, double start_s)
 
 void Fleet::add_replica(int variant_index, double now_s, bool warm) {
   const auto& v = config_.variants[static_cast<std::size_t>(variant_index)];
+  ServerConfig server = v.server;
+  server.role = v.role;
   const std::string name =
       v.name + "-" + std::to_string(created_per_variant_[static_cast<std::size_t>(variant_index)]++);
   const std::uint64_t seed = derive_seed(seed_, ++replicas_created_);
   if (warm) {
     replicas_.push_back(std::make_unique<Replica>(
-        Replica::warm(name, variant_index, v.server, v.profile, seed, now_s)));
+        Replica::warm(name, variant_index, server, v.profile, seed, now_s)));
   } else {
-    replicas_.push_back(std::make_unique<Replica>(name, variant_index, v.server, v.profile, seed,
+    replicas_.push_back(std::make_unique<Replica>(name, variant_index, server, v.profile, seed,
                                                   now_s, v.pending_s, v.cold_start_s));
   }
 }
@@ -61,7 +63,14 @@ Result<int> Fleet::set_desired(const std::string& variant, int replicas, double 
 std::vector<Replica*> Fleet::ready_replicas() const {
   std::vector<Replica*> out;
   for (const auto& r : replicas_)
-    if (r->ready()) out.push_back(r.get());
+    if (r->ready() && r->role() != Role::kDecode) out.push_back(r.get());
+  return out;
+}
+
+std::vector<Replica*> Fleet::ready_decode_replicas() const {
+  std::vector<Replica*> out;
+  for (const auto& r : replicas_)
+    if (r->ready() && r->role() == Role::kDecode) out.push_back(r.get());
   return out;
 }
 
@@ -96,20 +105,34 @@ void Fleet::process_next_event() {
   if (next == nullptr) return;
   const bool was_ready = next->ready();
   next->process_event();
-  if (!was_ready && next->ready()) router_.flush(ready_replicas(), t);
+  if (next->role() == Role::kPrefill) {
+    auto handoffs = next->server().take_handoffs();
+    if (!handoffs.empty()) {
+      const auto decode = ready_decode_replicas();
+      for (auto& h : handoffs) router_.route_handoff(std::move(h), *next, decode, t);
+    }
+  }
+  if (!was_ready && next->ready()) {
+    if (next->role() == Role::kDecode) {
+      router_.flush_handoffs(ready_decode_replicas(), t);
+    } else {
+      router_.flush(ready_replicas(), t);
+    }
+  }
 }
 
 bool Fleet::idle() const {
-  if (router_.queue_size() > 0) return false;
+  if (router_.queue_size() > 0 || router_.decode_queue_size() > 0) return false;
   for (const auto& r : replicas_)
     if (r->alive() && !r->server().idle()) return false;
   return true;
 }
 
 int Fleet::requests_in_system() const {
-  int n = static_cast<int>(router_.queue_size());
+  int n = static_cast<int>(router_.queue_size() + router_.decode_queue_size());
   for (const auto& r : replicas_)
-    if (r->alive()) n += r->server().num_running() + r->server().num_waiting();
+    if (r->alive())
+      n += r->server().num_running() + r->server().num_waiting() + r->server().num_handoffs_incoming();
   return n;
 }
 

@@ -4,6 +4,11 @@
 // cold start; scale-down drains, preferring replicas that are not ready yet (newest
 // first), then the ready ones with the least outstanding work. Gone replicas are
 // kept for cost accounting.
+//
+// A disaggregated fleet (variants with role prefill and decode, fleet_config.hpp)
+// routes new requests to its prefill replicas; each request a prefill replica has
+// prefilled is routed on to a decode replica, with the KV transfer as a latency term
+// (router.hpp, kv_transfer.hpp). A fleet of role-both variants works as it always did.
 #pragma once
 
 #include <memory>
@@ -50,7 +55,9 @@ class Fleet {
   void process_next_event();
 
   bool idle() const;
-  int requests_in_system() const;   // upstream queue + waiting + running
+  // Upstream queue + decode queue + waiting + running + KV transfers in flight: each
+  // request once, wherever it is.
+  int requests_in_system() const;
   std::vector<VariantState> states() const;
   std::vector<ScaleAction> scale_actions() const { return actions_; }
 
@@ -65,7 +72,9 @@ class Fleet {
   std::vector<RequestOutcome> take_outcomes();
 
  private:
+  // Ready replicas that take new requests (role both or prefill), or hand-offs (decode).
   std::vector<Replica*> ready_replicas() const;
+  std::vector<Replica*> ready_decode_replicas() const;
   void add_replica(int variant_index, double now_s, bool warm);
 
   FleetConfig config_;

@@ -2,6 +2,7 @@
 #include "sim/fleet_config.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "sim/yaml_fields.hpp"
@@ -14,6 +15,40 @@ const VariantConfig* FleetConfig::find(const std::string& variant) const {
   return nullptr;
 }
 
+bool FleetConfig::disaggregated() const {
+  for (const auto& v : variants)
+    if (v.role != Role::kBoth) return true;
+  return false;
+}
+
+namespace {
+
+// A split model needs both halves, and no aggregated variant beside them: the router
+// would have to choose between a whole request and half of one, and the autoscaler to
+// weigh an aggregated replica against a prefill:decode pair.
+std::optional<Error> check_roles(const std::string& path, const FleetConfig& fleet) {
+  const auto first = [&](Role role) {
+    for (std::size_t i = 0; i < fleet.variants.size(); ++i)
+      if (fleet.variants[i].role == role) return static_cast<int>(i);
+    return -1;
+  };
+  const int prefill = first(Role::kPrefill), decode = first(Role::kDecode), both = first(Role::kBoth);
+  if (prefill < 0 && decode < 0) return std::nullopt;
+  const int split = prefill >= 0 ? prefill : decode;
+  if (both >= 0)
+    return invalid_argument(path + ": variants[" + std::to_string(both) +
+                            "].role must be prefill or decode in a disaggregated fleet (variants[" +
+                            std::to_string(split) + "] is " +
+                            to_string(fleet.variants[static_cast<std::size_t>(split)].role) + "), got 'both'");
+  if (prefill < 0 || decode < 0)
+    return invalid_argument(path + ": variants[" + std::to_string(split) + "].role is " +
+                            (prefill < 0 ? "decode" : "prefill") + ", so the fleet needs a variant with role: " +
+                            (prefill < 0 ? "prefill" : "decode") + " too");
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<FleetConfig> load_fleet_config(const std::string& path) {
   auto doc = load_yaml_file(path);
   if (!doc.ok()) return doc.error();
@@ -25,6 +60,14 @@ Result<FleetConfig> load_fleet_config(const std::string& path) {
   top.optional_string("profiles_dir", profiles_dir);
   top.optional_double("client_timeout_s", fleet.client_timeout_s, 0, 1e9);
   if (!top.ok()) return top.error();
+  if (const YAML::Node kv = root["kv_transfer"]) {
+    if (!kv.IsMap()) return invalid_argument(path + ": kv_transfer must be a mapping (fixed_ms, gbps, bytes_per_token)");
+    YamlFields f(path, kv, "kv_transfer.");
+    f.optional_double("fixed_ms", fleet.kv_transfer.fixed_ms, 0, 1e6);
+    f.optional_double("gbps", fleet.kv_transfer.gbps, 1e-6, 1e6);
+    f.optional_double("bytes_per_token", fleet.kv_transfer.bytes_per_token, 1, 1e9);
+    if (!f.ok()) return f.error();
+  }
   if (!root["variants"] || !root["variants"].IsSequence() || root["variants"].size() == 0)
     return invalid_argument(path + ": variants must be a non-empty list");
   const auto base = std::filesystem::path(path).parent_path();
@@ -52,8 +95,6 @@ Result<FleetConfig> load_fleet_config(const std::string& path) {
     f.optional_string("role", role);
     if (f.ok() && !parse_role(role, v.role))
       f.fail("role", "must be one of both, prefill, decode, got '" + role + "'");
-    if (f.ok() && v.role != Role::kBoth)
-      f.fail("role", "must be both: prefill/decode disaggregation is not simulated, got '" + role + "'");
     if (f.ok() && v.min_replicas > v.max_replicas)
       f.fail("min_replicas", "must be <= max_replicas (" + std::to_string(v.max_replicas) +
                                  "), got " + std::to_string(v.min_replicas));
@@ -70,6 +111,7 @@ Result<FleetConfig> load_fleet_config(const std::string& path) {
     v.server.client_timeout_s = fleet.client_timeout_s;
     fleet.variants.push_back(std::move(v));
   }
+  if (auto error = check_roles(path, fleet)) return *error;
   return fleet;
 }
 

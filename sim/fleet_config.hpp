@@ -3,6 +3,11 @@
 // and the client timeout. Each variant names a hardware profile; profiles are read
 // from `profiles_dir` (relative to the fleet file). Errors name the file, the key and
 // the rule broken.
+//
+// Disaggregation: variants with `role: prefill` and `role: decode` serve one model
+// split in two (fleet.hpp); such a fleet needs at least one of each and no `both`
+// variant, and `kv_transfer: {fixed_ms, gbps, bytes_per_token}` sets the hand-off
+// latency (kv_transfer.hpp; defaults there, for Llama-2-70B).
 #pragma once
 
 #include <string>
@@ -11,6 +16,7 @@
 #include "domain/result.hpp"
 #include "domain/types.hpp"
 #include "sim/cost_model.hpp"
+#include "sim/kv_transfer.hpp"
 #include "sim/model_server.hpp"
 
 namespace capstan::sim {
@@ -34,8 +40,11 @@ struct FleetConfig {
   std::string model;
   double client_timeout_s = 0;  // 0 = clients never give up
   std::vector<VariantConfig> variants;
+  KvTransferConfig kv_transfer;  // used only when the fleet is disaggregated
 
   const VariantConfig* find(const std::string& variant) const;
+  // Some variant has role prefill or decode.
+  bool disaggregated() const;
 };
 
 Result<FleetConfig> load_fleet_config(const std::string& path);

@@ -25,11 +25,14 @@ double ModelServer::kv_cache_usage() const {
 
 long long ModelServer::outstanding_tokens() const {
   long long total = 0;
+  // A prefill server never generates past the first token: its work is the prompt.
+  const bool prompt_only = config_.role == Role::kPrefill;
   auto add = [&](const Sequence& s) {
-    total += (s.known() - s.computed) + (s.request.output_tokens - s.generated);
+    total += (s.known() - s.computed) + (prompt_only ? 0 : s.request.output_tokens - s.generated);
   };
   for (const auto& s : running_) add(*s);
   for (const auto& s : waiting_) add(*s);
+  for (const auto& [arrive_s, s] : incoming_) add(*s);
   return total;
 }
 
@@ -46,6 +49,69 @@ void ModelServer::enqueue(Request request, double now_s) {
   }
   waiting_.push_back(std::move(seq));
   if (!in_flight_) start_iteration(now_s);
+}
+
+bool ModelServer::accept_handoff(Handoff handoff, double now_s, double arrive_s) {
+  ++metrics_.arrivals_total;
+  auto seq = std::make_unique<Sequence>();
+  seq->request = std::move(handoff.request);
+  seq->preemptions = handoff.preemptions;
+  seq->first_token_s = handoff.first_token_s;
+  const long long capacity = static_cast<long long>(config_.num_gpu_blocks) * config_.block_size;
+  if (seq->request.input_tokens + seq->request.output_tokens > capacity) {
+    fail(*seq, now_s);
+    return false;
+  }
+  // The prompt's KV comes with it and the first token is out: what is left is one
+  // decode step per remaining token, starting with the first token's own KV.
+  seq->computed = seq->request.input_tokens;
+  seq->generated = 1;
+  seq->prefix_checked = true;
+  incoming_.emplace(arrive_s, std::move(seq));
+  return true;
+}
+
+void ModelServer::release_handoff_at(std::uint64_t key, double release_s) {
+  if (held_.count(key) > 0) releases_.emplace(release_s, key);
+}
+
+std::vector<Handoff> ModelServer::take_handoffs() {
+  std::vector<Handoff> out;
+  out.swap(handoffs_);
+  return out;
+}
+
+void ModelServer::hand_off(std::unique_ptr<Sequence> seq, double now_s) {
+  // The prefill server's part of the request is done, as vLLM reports a max_tokens=1 request.
+  ++metrics_.request_success_total;
+  metrics_.e2e_request_latency_s.observe(now_s - seq->request.arrival_s);
+  metrics_.request_prompt_tokens.observe(seq->request.input_tokens);
+  metrics_.request_generation_tokens.observe(seq->generated);
+  const std::uint64_t key = ++handoffs_made_;
+  handoffs_.push_back({seq->request, seq->first_token_s, seq->preemptions, key});
+  held_.emplace(key, std::move(seq));
+}
+
+void ModelServer::process_next_event() {
+  const double t_iteration = in_flight_ ? iteration_end_s_ : kNever;
+  const double t_handoff = next_handoff_s();
+  if (t_handoff == kNever || t_handoff > t_iteration) {
+    complete_iteration();
+    return;
+  }
+  if (!releases_.empty() && releases_.begin()->first <= t_handoff) {
+    const auto held = held_.find(releases_.begin()->second);
+    releases_.erase(releases_.begin());
+    used_blocks_ -= held->second->blocks;
+    held_.erase(held);
+  } else {
+    auto node = incoming_.extract(incoming_.begin());
+    // The decode server's first inter-token gap starts when the request reaches it:
+    // the transfer is not decode work (the request's own mean ITL still includes it).
+    node.mapped()->last_token_s = t_handoff;
+    waiting_.push_back(std::move(node.mapped()));
+  }
+  if (!in_flight_ && !waiting_.empty()) start_iteration(t_handoff);
 }
 
 void ModelServer::abandon_timed_out(double now_s) {
@@ -183,6 +249,8 @@ void ModelServer::complete_iteration() {
     if (seq->generated >= seq->request.output_tokens) {
       used_blocks_ -= seq->blocks;
       finish(*seq, now_s);
+    } else if (config_.role == Role::kPrefill && seq->generated > 0) {
+      hand_off(std::move(seq), now_s);
     } else {
       still_running.push_back(std::move(seq));
     }

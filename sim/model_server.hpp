@@ -11,13 +11,25 @@
 // request is preempted by recompute: its blocks are freed and it returns to the front
 // of the waiting queue, to redo its prompt plus the tokens generated so far.
 // An iteration's duration comes from the cost model (cost_model.hpp).
+//
+// In a disaggregated fleet a server has a role. A prefill server stops a request at
+// its first token (TTFT is measured there): it keeps the prompt's KV blocks, offers
+// the request as a hand-off (take_handoffs()) and frees the blocks when the router
+// says the transfer to a decode server is done (release_handoff_at()). A decode
+// server takes a hand-off with its prompt KV already computed (accept_handoff()): it
+// arrives when the transfer is done, is admitted FCFS like any request (blocks for the
+// prompt plus the tokens generated, no prefill compute) and generates the remaining
+// tokens. A decode server computes prompt tokens only to recompute a preempted request.
 #pragma once
 
+#include <algorithm>
 #include <deque>
 #include <limits>
+#include <map>
 #include <memory>
 #include <vector>
 
+#include "domain/types.hpp"
 #include "sim/bounded_ring.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/prefix_cache.hpp"
@@ -34,6 +46,16 @@ struct ServerConfig {
   int block_size = 16;
   bool enable_prefix_caching = true;
   double client_timeout_s = 0;  // waiting longer than this before the first token: abandoned; 0 = never
+  Role role = Role::kBoth;      // set from the variant's role by the fleet
+};
+
+// A request whose prompt a prefill server has computed and whose first token it has
+// emitted, on its way to a decode server.
+struct Handoff {
+  Request request;
+  double first_token_s = 0;
+  int preemptions = 0;          // on the prefill server so far
+  std::uint64_t key = 0;        // the prefill server's name for the KV blocks it holds
 };
 
 // How one request ended, for the run report.
@@ -56,21 +78,38 @@ class ModelServer {
   // A request routed here at now_s. Starts an iteration at once if the server was idle.
   void enqueue(Request request, double now_s);
 
-  // End of the iteration in flight, or +infinity when idle.
-  double next_event_s() const { return in_flight_ ? iteration_end_s_ : kNever; }
+  // End of the iteration in flight or the next hand-off event, +infinity when idle.
+  double next_event_s() const { return std::min(in_flight_ ? iteration_end_s_ : kNever, next_handoff_s()); }
 
-  // Completes the iteration in flight (at next_event_s()) and starts the next one.
+  // Completes the iteration in flight and starts the next one.
   void complete_iteration();
+  // Processes the event at next_event_s(): a hand-off event (KV freed after a transfer,
+  // or a transferred request arriving) before an iteration ending at the same time.
+  void process_next_event();
+
+  // Prefill role: the requests that got their first token since the last call. Their
+  // KV blocks stay held until release_handoff_at() (e.g. while no decode server is ready).
+  std::vector<Handoff> take_handoffs();
+  // Prefill role: the transfer of hand-off `key` ends at release_s; its blocks are freed then.
+  void release_handoff_at(std::uint64_t key, double release_s);
+  // Decode role: a hand-off whose KV transfer starts now and ends at arrive_s. False
+  // (and the request fails) when prompt + output can never fit in this server's KV.
+  bool accept_handoff(Handoff handoff, double now_s, double arrive_s);
 
   // Drops waiting requests that passed the client timeout (also done at each iteration).
   void abandon_timed_out(double now_s);
 
-  bool idle() const { return running_.empty() && waiting_.empty(); }
+  bool idle() const { return running_.empty() && waiting_.empty() && held_.empty() && incoming_.empty(); }
   int num_running() const { return static_cast<int>(running_.size()); }
   int num_waiting() const { return static_cast<int>(waiting_.size()); }
+  // Prefill role: hand-offs whose KV is still here (awaiting a decode server or in transfer).
+  int num_handoffs_held() const { return static_cast<int>(held_.size()); }
+  // Decode role: hand-offs accepted whose KV transfer has not ended yet.
+  int num_handoffs_incoming() const { return static_cast<int>(incoming_.size()); }
   int used_blocks() const { return used_blocks_; }
   double kv_cache_usage() const;
-  // Tokens still to compute or generate for every request here (router's load signal).
+  // Tokens still to compute or generate for every request here (router's load signal);
+  // a prefill server counts prompt tokens only, a decode server its incoming hand-offs too.
   long long outstanding_tokens() const;
 
   const ServerConfig& config() const { return config_; }
@@ -104,7 +143,13 @@ class ModelServer {
     int num_new;
   };
 
+  double next_handoff_s() const {
+    const double release = releases_.empty() ? kNever : releases_.begin()->first;
+    const double arrival = incoming_.empty() ? kNever : incoming_.begin()->first;
+    return std::min(release, arrival);
+  }
   void start_iteration(double now_s);
+  void hand_off(std::unique_ptr<Sequence> seq, double now_s);
   int blocks_for(int tokens) const;
   void preempt(std::unique_ptr<Sequence> victim);
   void fail(const Sequence& seq, double now_s);
@@ -123,6 +168,13 @@ class ModelServer {
   bool in_flight_ = false;
   double iteration_end_s_ = 0;
   std::vector<RequestOutcome> outcomes_;
+  // Disaggregation: prefill side (held KV by key, release times) and decode side
+  // (transfers in flight by arrival time; equal times keep their insertion order).
+  std::map<std::uint64_t, std::unique_ptr<Sequence>> held_;
+  std::multimap<double, std::uint64_t> releases_;
+  std::multimap<double, std::unique_ptr<Sequence>> incoming_;
+  std::vector<Handoff> handoffs_;
+  std::uint64_t handoffs_made_ = 0;
   BoundedRing<ForwardPass> recent_passes_{kRecentForwardPasses};
 };
 

@@ -122,6 +122,8 @@ std::string render_router_metrics(const Router& router, const std::string& model
           static_cast<double>(router.queue_size()));
   w.gauge("inference_extension_flow_control_queue_bytes", "Bytes held in the flow-control queue.",
           static_cast<double>(router.queue_bytes()));
+  w.gauge("capstan_sim:decode_queue_size", "Prefilled requests waiting for a ready decode replica (disaggregated fleets).",
+          static_cast<double>(router.decode_queue_size()));
   return w.str();
 }
 

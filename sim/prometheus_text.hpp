@@ -2,7 +2,8 @@
 // (version 0.0.4) under the names real servers use: vLLM's vllm:* metrics for a
 // replica, the llm-d inference extension's for the router. A later HTTP server can
 // serve these strings as /metrics. Forward-pass metrics, which vLLM does not export,
-// are under capstan_sim:forward_pass_*.
+// are under capstan_sim:forward_pass_*, and the router's decode queue of a disaggregated
+// fleet under capstan_sim:decode_queue_size.
 #pragma once
 
 #include <string>

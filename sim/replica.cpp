@@ -56,7 +56,7 @@ void Replica::process_event() {
     }
     return;
   }
-  server_.complete_iteration();
+  server_.process_next_event();
   if (state_ == ReplicaState::kDraining) maybe_gone(t_server);
 }
 

@@ -1,7 +1,9 @@
 // One replica (pod) of a variant and its lifecycle:
 //   pending --(pending_s)--> loading --(cold_start_s)--> ready --drain--> draining --> gone.
 // A replica that is drained before it is ready goes away at once; a draining replica
-// takes no new requests but finishes every request it already holds, then is gone.
+// takes no new requests but finishes every request it already holds (prefill role: until
+// the KV of its hand-offs is transferred; decode role: including transfers under way
+// to it), then is gone.
 // Cost accrues from creation until gone, loading included.
 #pragma once
 
@@ -26,6 +28,7 @@ class Replica {
 
   const std::string& name() const { return name_; }
   int variant_index() const { return variant_index_; }
+  Role role() const { return server_.config().role; }
   ReplicaState state() const { return state_; }
   bool ready() const { return state_ == ReplicaState::kReady; }
   bool alive() const { return state_ != ReplicaState::kGone; }
@@ -37,7 +40,7 @@ class Replica {
   double ready_s() const { return ready_s_; }   // when it became (or will become) ready
   double gone_s() const { return gone_s_; }
 
-  // Next lifecycle transition or server iteration end, +infinity if none.
+  // Next lifecycle transition or server event (iteration end, KV hand-off), +infinity if none.
   double next_event_s() const;
   // Processes everything due at exactly next_event_s().
   void process_event();

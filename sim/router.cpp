@@ -13,7 +13,7 @@ void Router::route(Request request, const std::vector<Replica*>& ready, double n
   send(std::move(request), ready, now_s);
 }
 
-void Router::send(Request request, const std::vector<Replica*>& ready, double now_s) {
+Replica* Router::pick(const std::vector<Replica*>& ready) {
   Replica* best = ready.front();
   long long best_load = best->server().outstanding_tokens();
   for (std::size_t i = 1; i < ready.size(); ++i) {
@@ -24,7 +24,40 @@ void Router::send(Request request, const std::vector<Replica*>& ready, double no
     }
   }
   ++attempts_[best->name()];
-  best->server().enqueue(std::move(request), now_s);
+  return best;
+}
+
+void Router::send(Request request, const std::vector<Replica*>& ready, double now_s) {
+  pick(ready)->server().enqueue(std::move(request), now_s);
+}
+
+void Router::route_handoff(Handoff handoff, Replica& source, const std::vector<Replica*>& ready_decode,
+                           double now_s) {
+  QueuedHandoff queued{std::move(handoff), &source};
+  if (ready_decode.empty() || !decode_queue_.empty()) {
+    decode_queue_.push_back(std::move(queued));
+    flush_handoffs(ready_decode, now_s);
+    return;
+  }
+  send_handoff(std::move(queued), ready_decode, now_s);
+}
+
+void Router::send_handoff(QueuedHandoff queued, const std::vector<Replica*>& ready_decode, double now_s) {
+  Replica* decode = pick(ready_decode);
+  const std::uint64_t key = queued.handoff.key;
+  const double done_s = now_s + kv_transfer_s(kv_transfer_, queued.handoff.request.input_tokens);
+  // A request the decode replica can never hold fails there, and nothing is transferred.
+  const bool accepted = decode->server().accept_handoff(std::move(queued.handoff), now_s, done_s);
+  queued.source->server().release_handoff_at(key, accepted ? done_s : now_s);
+}
+
+void Router::flush_handoffs(const std::vector<Replica*>& ready_decode, double now_s) {
+  if (ready_decode.empty()) return;
+  while (!decode_queue_.empty()) {
+    QueuedHandoff queued = std::move(decode_queue_.front());
+    decode_queue_.pop_front();
+    send_handoff(std::move(queued), ready_decode, now_s);
+  }
 }
 
 void Router::flush(const std::vector<Replica*>& ready, double now_s) {

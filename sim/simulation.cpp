@@ -57,6 +57,7 @@ Observation Simulation::observe() {
   obs.now_s = now_s_;
   obs.upstream_queue_size = fleet_.router().queue_size();
   obs.upstream_queue_bytes = fleet_.router().queue_bytes();
+  obs.decode_queue_size = fleet_.router().decode_queue_size();
   obs.requests_in_system = fleet_.requests_in_system();
   obs.window_s = now_s_ - last_observe_s_;
   obs.arrivals = arrived_ - arrived_at_last_observe_;

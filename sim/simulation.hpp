@@ -50,7 +50,11 @@ struct Observation {
   std::vector<VariantObservation> variants;
   std::size_t upstream_queue_size = 0;   // inference_extension_flow_control_queue_size
   long long upstream_queue_bytes = 0;
-  int requests_in_system = 0;            // upstream queue + waiting + running
+  // Disaggregated fleets: prefilled requests waiting for a ready decode replica (their
+  // KV held on the prefill side); not in upstream_queue_size, which holds requests
+  // that have not started. Always 0 in a fleet of role-both variants.
+  std::size_t decode_queue_size = 0;
+  int requests_in_system = 0;            // upstream + decode queues, waiting, running, in transfer
 };
 
 class Simulation {

@@ -41,6 +41,77 @@ TEST_CASE("The shipped example fleet loads with two calibrated GPU variants") {
   CHECK(to_variant_spec(fleet->variants[1]).max_batch_size == 256);
 }
 
+TEST_CASE("The shipped disaggregated fleet loads a prefill and a decode variant and its KV link") {
+  const std::string path = std::string(CAPSTAN_SOURCE_DIR) + "/sim/scenarios/fleets/llama70b-disagg.yaml";
+  auto fleet = load_fleet_config(path);
+  REQUIRE(fleet.ok());
+  REQUIRE(fleet->variants.size() == 2);
+  CHECK(fleet->disaggregated());
+  CHECK(fleet->variants[0].role == capstan::Role::kPrefill);
+  CHECK(fleet->variants[1].role == capstan::Role::kDecode);
+  CHECK(to_variant_spec(fleet->variants[1]).role == capstan::Role::kDecode);
+  CHECK(fleet->variants[0].profile.gpu == "H100-80GB");
+  CHECK(fleet->variants[0].initial_replicas == 2);
+  CHECK(fleet->variants[1].initial_replicas == 2);
+  CHECK(fleet->kv_transfer.fixed_ms == 5);
+  CHECK(fleet->kv_transfer.gbps == 100);
+  CHECK(fleet->kv_transfer.bytes_per_token == 327680);
+}
+
+TEST_CASE("A fleet of role-both variants is not disaggregated and keeps the default KV link") {
+  const std::string path = std::string(CAPSTAN_TEST_DATA_DIR) + "/../../ops/examples/fleet.yaml";
+  auto fleet = load_fleet_config(path);
+  REQUIRE(fleet.ok());
+  CHECK_FALSE(fleet->disaggregated());
+  CHECK(fleet->kv_transfer.bytes_per_token == kLlama2_70bKvBytesPerToken);
+}
+
+TEST_CASE("Disaggregated fleet errors name the variant's role or the kv_transfer key") {
+  const std::string prefill = std::string(kVariant) + "    role: prefill\n";
+  const std::string second = "  - name: b\n    profile: llama2-70b-a100-tp4\n    cost_per_replica_hour: 8\n"
+                             "    cold_start_s: 300\n    num_gpu_blocks: 26000\n";
+  SECTION("decode without prefill") {
+    auto p = write_config("decode_only.yaml", std::string(kVariant) + "    role: decode\n");
+    auto r = load_fleet_config(p);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::Contains("decode_only.yaml: variants[0].role is decode") &&
+                                      Catch::Contains("needs a variant with role: prefill"));
+  }
+  SECTION("a role-both variant beside split ones") {
+    auto p = write_config("mixed.yaml", prefill + second);
+    auto r = load_fleet_config(p);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::Contains("mixed.yaml: variants[1].role must be prefill or decode") &&
+                                      Catch::Contains("got 'both'"));
+  }
+  SECTION("an unknown role") {
+    auto p = write_config("badrole.yaml", std::string(kVariant) + "    role: encode\n");
+    auto r = load_fleet_config(p);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::Contains("variants[0].role must be one of both, prefill, decode"));
+  }
+  SECTION("a zero bandwidth") {
+    auto p = write_config("gbps.yaml", "kv_transfer: {gbps: 0}\n" + prefill + second + "    role: decode\n");
+    auto r = load_fleet_config(p);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::Contains("gbps.yaml") && Catch::Contains("kv_transfer.gbps must be >="));
+  }
+  SECTION("kv_transfer not a mapping") {
+    auto p = write_config("kvscalar.yaml", "kv_transfer: 5\n" + prefill + second + "    role: decode\n");
+    auto r = load_fleet_config(p);
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::Contains("kvscalar.yaml: kv_transfer must be a mapping"));
+  }
+  SECTION("a prefill and a decode variant load") {
+    auto p = write_config("pd.yaml", "kv_transfer: {fixed_ms: 2, gbps: 400}\n" + prefill + second + "    role: decode\n");
+    auto r = load_fleet_config(p);
+    REQUIRE(r.ok());
+    CHECK(r->variants[1].role == capstan::Role::kDecode);
+    CHECK(r->kv_transfer.fixed_ms == 2);
+    CHECK(r->kv_transfer.gbps == 400);
+  }
+}
+
 TEST_CASE("Fleet config errors name the file, the key and the rule") {
   SECTION("a value out of range") {
     auto p = write_config("neg.yaml", std::string(kVariant) + "    max_replicas: -1\n");

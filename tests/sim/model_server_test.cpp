@@ -148,3 +148,94 @@ TEST_CASE("A request longer than the whole KV cache is rejected as a failure") {
   REQUIRE(out.size() == 1);
   CHECK(out[0].failed);
 }
+
+namespace {
+
+// Runs every event (iterations and hand-off events) until the server has none.
+void run_events(ModelServer& s) {
+  while (s.next_event_s() < ModelServer::kNever) {
+    s.process_next_event();
+    REQUIRE(s.used_blocks() <= s.config().num_gpu_blocks);
+    REQUIRE(s.used_blocks() >= 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("A prefill server stops at the first token and holds the prompt's KV until released") {
+  auto cfg = small_server(8, 4096, 1000);
+  cfg.role = capstan::Role::kPrefill;
+  ModelServer s(cfg, simple_profile(), 1);
+  s.enqueue(request(0, 320, 50), 0);
+  run_events(s);  // one prefill iteration, then nothing until the release is known
+  CHECK(s.metrics().iterations_total == 1);
+  CHECK(s.metrics().time_to_first_token_s.count() == 1);
+  CHECK(s.metrics().generation_tokens_total == 1);
+  CHECK(s.take_outcomes().empty());
+  auto handoffs = s.take_handoffs();
+  REQUIRE(handoffs.size() == 1);
+  CHECK(handoffs[0].first_token_s == Approx(0.026));
+  CHECK(s.num_handoffs_held() == 1);
+  CHECK(s.used_blocks() == 20);
+  CHECK(s.outstanding_tokens() == 0);  // nothing left to compute here
+  CHECK_FALSE(s.idle());
+  s.release_handoff_at(handoffs[0].key, 0.5);
+  CHECK(s.next_event_s() == 0.5);
+  run_events(s);
+  CHECK(s.used_blocks() == 0);
+  CHECK(s.idle());
+}
+
+TEST_CASE("A prefill server admits a request blocked on held KV once a transfer frees it") {
+  // 30 blocks: the first prompt's 20 are held, so the second prompt (20) waits.
+  auto cfg = small_server(8, 4096, 30);
+  cfg.role = capstan::Role::kPrefill;
+  ModelServer s(cfg, simple_profile(), 1);
+  s.enqueue(request(0, 320, 50), 0);
+  run_events(s);
+  s.enqueue(request(0.1, 320, 50), 0.1);
+  CHECK(s.num_waiting() == 1);
+  CHECK(s.next_event_s() == ModelServer::kNever);
+  s.release_handoff_at(s.take_handoffs()[0].key, 1.0);
+  run_events(s);
+  CHECK(s.take_handoffs().size() == 1);
+  CHECK(s.metrics().time_to_first_token_s.sum() == Approx(0.026 + (1.0 + 0.026 - 0.1)));
+}
+
+TEST_CASE("A decode server takes a hand-off with its prompt KV present and only decodes") {
+  auto cfg = small_server(8, 4096, 1000);
+  cfg.role = capstan::Role::kDecode;
+  ModelServer s(cfg, simple_profile(), 1);
+  Handoff h;
+  h.request = request(0, 1000, 5);
+  h.first_token_s = 0.06;
+  REQUIRE(s.accept_handoff(h, 0.06, 0.2));
+  CHECK(s.num_handoffs_incoming() == 1);
+  CHECK(s.outstanding_tokens() == 5);
+  CHECK(s.next_event_s() == 0.2);
+  run_events(s);
+  CHECK(s.metrics().iterations_total == 4);
+  CHECK(s.metrics().prompt_tokens_total == 0);
+  CHECK(s.metrics().time_to_first_token_s.count() == 0);
+  CHECK(s.metrics().time_per_output_token_s.count() == 4);
+  const auto out = s.take_outcomes();
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].ttft_s == Approx(0.06));
+  const double step_s = (10 + 0.05 + 0.0001 * 1000) / 1000.0;  // about, the context grows by a token per step
+  CHECK(out[0].end_s == Approx(0.2 + 4 * step_s).epsilon(1e-3));
+  CHECK(out[0].mean_itl_s == Approx((out[0].end_s - 0.06) / 4));
+  CHECK(s.used_blocks() == 0);
+}
+
+TEST_CASE("A decode server fails a hand-off that can never fit in its KV cache") {
+  auto cfg = small_server(8, 4096, 10);
+  cfg.role = capstan::Role::kDecode;
+  ModelServer s(cfg, simple_profile(), 1);
+  Handoff h;
+  h.request = request(0, 150, 20);
+  CHECK_FALSE(s.accept_handoff(h, 0.1, 0.2));
+  const auto out = s.take_outcomes();
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].failed);
+  CHECK(s.idle());
+}
