@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "domain/backlog_projection.hpp"
 #include "domain/capacity_signal.hpp"
+#include "domain/cold_start_estimator.hpp"
 #include "domain/cost_aware_optimizer.hpp"
 #include "domain/format.hpp"
 #include "domain/observed_queueing.hpp"
@@ -55,53 +57,82 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
       forecasts_.try_emplace(model_id_key(m.model), make_traffic_forecast(kPredictors).value()).first->second;
   observe_traffic(forecaster, seen);
 
-  // Demand: the forecast at the cold-start horizon, never below what is here now.
   const double horizon_s = seen.horizon_s;
   const TrafficSample ahead = forecast(forecaster, horizon_s / interval_s);
-  const double observed_rps = seen.now.rate_rps;
-  const double backlog = seen.backlog;
-  const double reactive_rps = observed_rps + backlog / (kDrainTicks * interval_s);
-  const double demand = std::max(ahead.rate_rps, reactive_rps);
   TrafficSample shape = ahead;
   if (!(shape.avg_input_tokens > 0)) shape = seen.now;
 
-  // Capacity per replica of each variant, from what it learned.
-  CapacitySignal signal;
-  signal.unit = "req/s";
-  signal.demand = demand;
+  // Capacity per replica of each variant, from what it learned; the replicas still
+  // starting, with when each will be ready.
   std::vector<std::optional<ReplicaSizing>> sizes;
-  double supply = 0, ready_supply = 0;
-  bool any_capacity = false;
+  BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}};
   for (const VariantTickInput& v : m.variants) {
+    const std::string key = variant_id_key(m.model, v.state.spec.name);
     std::optional<ReplicaSizing> s;
-    auto it = learned_.tuners.find(variant_id_key(m.model, v.state.spec.name));
+    auto it = learned_.tuners.find(key);
     if (it != learned_.tuners.end() && shape.avg_input_tokens > 0) {
       s = size_variant(it->second.params, v.state.spec, shape, config_.slo, config_.tail_probability);
     }
-    double cap = 0;
     if (s) {
-      auto& history = recent_capacity_[variant_id_key(m.model, v.state.spec.name)];
+      auto& history = recent_capacity_[key];
       history.push_back(s->capacity_rps);
       if (history.size() > kCapacityWindow) history.pop_front();
       std::vector<double> sorted(history.begin(), history.end());
       std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-      cap = sorted[sorted.size() / 2];
-      s->capacity_rps = cap;
+      s->capacity_rps = sorted[sorted.size() / 2];
     }
-    any_capacity = any_capacity || cap > 0;
-    supply += cap * v.state.current_replicas;  // starting replicas are coming capacity
-    ready_supply += cap * ready_replicas(v.state);
-    signal.variants.push_back({v.state.spec.name, cap, v.state.spec.cost_per_replica, v.state.current_replicas,
-                               v.state.pending_replicas, v.state.spec.min_replicas, v.state.spec.max_replicas,
-                               v.state.spec.gpus_per_replica});
     sizes.push_back(s);
+    // Started replicas, oldest first: one seen starting for the first time was asked
+    // for at the previous tick; the oldest is taken to be the first ready.
+    auto& started = starting_since_[key];
+    const auto starting = static_cast<size_t>(std::max(0, v.state.pending_replicas));
+    while (started.size() > starting) started.pop_front();
+    while (started.size() < starting) started.push_back(now_s - interval_s);
+    if (!s) continue;
+    // A backlog is taken to drain at the rate the replicas serve within the SLO: the
+    // queue model's saturated rate was measured to be far off at low load, and
+    // overestimating the drain is what leaves a fleet blind to a growing queue.
+    outlook.ready_rate_rps += s->capacity_rps * ready_replicas(v.state);
+    const double cold_start_s = cold_start_estimate_s(learned_.cold_starts[key], ColdStartConfig{});
+    for (double since : started)
+      outlook.starting.push_back({std::max(0.0, cold_start_s - (now_s - since)), s->capacity_rps});
+  }
+
+  // Demand: the forecast at the cold-start horizon, never below what is here now plus
+  // draining, within two ticks, the backlog still waiting when capacity asked for now
+  // can be ready.
+  const double observed_rps = seen.now.rate_rps;
+  // Only a queue that is there is projected: with nothing waiting, a small excess of
+  // arrivals over the conservative SLO capacity is no sign of saturation.
+  // What a cold start builds up is drained over the next one: replicas asked for now
+  // land with it, and sizing them to clear it in two ticks would buy a fleet for the
+  // worst second of the burst.
+  const bool queued = seen.backlog > std::max(1, seen.ready_replicas);
+  const double backlog_ahead = queued ? projected_backlog(outlook, horizon_s) : seen.backlog;
+  const double drain_s = queued ? std::max(kDrainTicks * interval_s, horizon_s) : kDrainTicks * interval_s;
+  const double reactive_rps = observed_rps + backlog_ahead / drain_s;
+  const double demand = std::max(ahead.rate_rps, reactive_rps);
+
+  CapacitySignal signal;
+  signal.unit = "req/s";
+  signal.demand = demand;
+  double supply = 0, ready_supply = 0;
+  bool any_capacity = false;
+  for (size_t i = 0; i < m.variants.size(); ++i) {
+    const VariantState& v = m.variants[i].state;
+    const double cap = sizes[i] ? sizes[i]->capacity_rps : 0;
+    any_capacity = any_capacity || cap > 0;
+    supply += cap * v.current_replicas;  // starting replicas are coming capacity
+    ready_supply += cap * ready_replicas(v);
+    signal.variants.push_back({v.spec.name, cap, v.spec.cost_per_replica, v.current_replicas, v.pending_replicas,
+                               v.spec.min_replicas, v.spec.max_replicas, v.spec.gpus_per_replica});
   }
   if (!any_capacity) return saturation_fallback(seen.variants, saturation_);
   signal.supply = supply;
   // Bursts shorter than a cold start are only served by capacity that was kept.
   auto& recent = recent_demand_[model_id_key(m.model)];
   if (seen.usable) recent.emplace_back(now_s, demand);
-  const double keep_s = horizon_s + config_.scale_down_cooldown_s;
+  const double keep_s = config_.scale_down_cooldown_s;
   while (!recent.empty() && recent.front().first < now_s - keep_s) recent.pop_front();
   double peak = demand;
   for (const auto& [t, d] : recent) peak = std::max(peak, d);
@@ -114,7 +145,8 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   const double wait_ms = observed_wait_ms(seen.waiting_requests, m.upstream_queue, ready_supply);
   const std::string why = "demand " + fmt_num(demand) + " req/s (forecast " + fmt_num(ahead.rate_rps) +
                           " req/s at t+" + fmt_num(std::round(horizon_s)) + " s, observed " + fmt_num(observed_rps) +
-                          " req/s + backlog " + fmt_num(backlog) + "), peak " + fmt_num(peak) + " req/s over the last " +
+                          " req/s + backlog " + fmt_num(seen.backlog) + ", " + fmt_num(std::round(backlog_ahead)) +
+                          " when new replicas are ready), peak " + fmt_num(peak) + " req/s over the last " +
                           fmt_num(std::round(keep_s)) + " s, supply " + fmt_num(supply) + " req/s";
   for (size_t i = 0; i < requests.size(); ++i) {
     ScalingRequest& r = requests[i];
@@ -124,9 +156,9 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
                        (sizes[i]->tail_bound ? " (tail-bound: P(TTFT > " + fmt_num(config_.slo.ttft_ms) +
                                                    " ms) <= " + fmt_num(config_.tail_probability) + ")"
                                              : "") +
-                       ", est. TTFT " + fmt_num(sizes[i]->predicted_ttft_ms + (std::isfinite(wait_ms) ? wait_ms : 0)) +
-                       " ms incl. " + (std::isfinite(wait_ms) ? fmt_num(wait_ms) + " ms" : "unbounded") +
-                       " observed queueing";
+                       ", est. TTFT " +
+                       fmt_num(sizes[i]->predicted_ttft_ms + (std::isfinite(wait_ms) ? wait_ms : 0)) + " ms incl. " +
+                       (std::isfinite(wait_ms) ? fmt_num(wait_ms) + " ms" : "unbounded") + " observed queueing";
     }
   }
   return requests;
@@ -147,6 +179,7 @@ nlohmann::json HybridPolicy::save_state() const {
           {"forecasts", forecasts_},
           {"recent_demand", recent},
           {"recent_capacity", recent_capacity_},
+          {"starting_since", starting_since_},
           {"finisher", finisher_}};
 }
 
@@ -162,6 +195,7 @@ Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
     }
     recent_demand_ = std::move(recent);
     recent_capacity_ = state.at("recent_capacity").get<std::map<std::string, std::deque<double>>>();
+    starting_since_ = state.value("starting_since", std::map<std::string, std::deque<double>>{});
     learned_ = std::move(learned);
     forecasts_ = std::move(forecasts);
     finisher_ = std::move(finisher);

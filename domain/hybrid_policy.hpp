@@ -45,6 +45,8 @@ class HybridPolicy : public Policy {
   // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
   // one tick's drifting fit does not move replicas.
   std::map<std::string, std::deque<double>> recent_capacity_;
+  // When each replica still starting was asked for, oldest first, per variant.
+  std::map<std::string, std::deque<double>> starting_since_;
   FinisherState finisher_;
 };
 
