@@ -1,5 +1,8 @@
 // Prefill/decode disaggregation: a request's first token from a prefill replica, the
 // rest from a decode replica, with the KV transfer between them (sim/kv_transfer.hpp).
+#include <algorithm>
+#include <cstdio>
+
 #include <catch2/catch.hpp>
 
 #include "sim/fleet.hpp"
@@ -309,4 +312,68 @@ TEST_CASE("A decode-heavy load saturates decode while prefill stays light") {
   CHECK(two_prefill.attainment < 0.5);
   CHECK(two_decode.decode_waiting < 10);
   CHECK(two_decode.attainment > 0.95);
+}
+
+namespace {
+
+// The highest Poisson rate at which a whole fleet (fixed replica counts) meets the SLO
+// for 95 % of the requests, searched as sustainable_rate.hpp does for one replica:
+// 2,000 expected requests per probe (300 s to 1 h), common random numbers, doubling
+// from 1 req/s and then 8 bisections.
+double fleet_sustainable_rate(const FleetConfig& fleet, const std::shared_ptr<LengthSource>& lengths,
+                              const SloTargets& slo) {
+  auto meets = [&](double rate_rps) {
+    const double duration_s = std::clamp(2000 / rate_rps, 300.0, 3600.0);
+    Simulation sim(fleet, std::make_unique<SyntheticTrace>(poisson_rate(rate_rps), duration_s, lengths, 1), 1, slo);
+    for (double t = 60; t <= 2 * duration_s + 600 && sim.advance_to(t); t += 60) {
+    }
+    return static_cast<double>(sim.stats().met_slo()) >= 0.95 * static_cast<double>(sim.arrived());
+  };
+  double lo = 0, hi = 1;
+  if (meets(1)) {
+    for (lo = 1, hi = 2; meets(hi); hi *= 2) lo = hi;
+  } else {
+    for (hi = 1, lo = 0.5; !meets(lo) && lo > 1.0 / 1024; lo /= 2) hi = lo;
+  }
+  for (int i = 0; i < 8; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (meets(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+FleetConfig with_counts(FleetConfig fleet, const std::vector<int>& counts) {
+  for (std::size_t i = 0; i < fleet.variants.size(); ++i) {
+    auto& v = fleet.variants[i];
+    v.initial_replicas = v.min_replicas = v.max_replicas = counts[i];
+  }
+  return fleet;
+}
+
+}  // namespace
+
+// Not run by default: `sim_tests "[.disagg-rate]" -s` prints the figures of sim/README.md.
+TEST_CASE("Sustainable rate of prefill+decode pairs against combined H100 replicas", "[.disagg-rate]") {
+  const std::string fleets = std::string(CAPSTAN_SOURCE_DIR) + "/sim/scenarios/fleets/";
+  auto combined = load_fleet_config(fleets + "h100-warm2.yaml");
+  auto split = load_fleet_config(fleets + "llama70b-disagg.yaml");
+  REQUIRE(combined.ok());
+  REQUIRE(split.ok());
+  const SloTargets slo{2000, 100};
+  const std::vector<std::pair<std::string, std::shared_ptr<LengthSource>>> mixes{
+      {"fixed 512/128", fixed_lengths(512, 128)},
+      {"log-normal 512/128 (cv 0.8)", lognormal_lengths(512, 0.8, 128, 0.8)},
+  };
+  for (const auto& [mix, lengths] : mixes) {
+    const double one = fleet_sustainable_rate(with_counts(*combined, {1}), lengths, slo);
+    const double two = fleet_sustainable_rate(with_counts(*combined, {2}), lengths, slo);
+    const double pd = fleet_sustainable_rate(with_counts(*split, {1, 1}), lengths, slo);
+    const double p2d = fleet_sustainable_rate(with_counts(*split, {1, 2}), lengths, slo);
+    const double pp_d = fleet_sustainable_rate(with_counts(*split, {2, 1}), lengths, slo);
+    const double p3d = fleet_sustainable_rate(with_counts(*split, {1, 3}), lengths, slo);
+    std::printf("%-28s 1 combined %6.2f | 2 combined %6.2f | 1P+1D %6.2f | 1P+2D %6.2f | 2P+1D %6.2f | "
+                "1P+3D %6.2f req/s\n",
+                mix.c_str(), one, two, pd, p2d, pp_d, p3d);
+    CHECK(pd > 0);
+  }
 }
