@@ -161,6 +161,32 @@ TEST_CASE("Decode waits in the decode queue while no decode replica is ready, th
   CHECK(f.idle());
 }
 
+TEST_CASE("observe() reports the decode queue apart from the upstream queue") {
+  // No decode replica for 60 s and none of either at first: requests queue upstream,
+  // then once prefill is up, their hand-offs queue for decode.
+  FleetConfig cfg = pd_fleet(0, 0, 60);
+  std::vector<Request> reqs;
+  for (int i = 0; i < 5; ++i) reqs.push_back(request(i, 300, 20));
+  Simulation sim(cfg, std::make_unique<VectorTrace>(reqs), 1);
+  REQUIRE(sim.set_desired("p", 1).ok());
+  sim.advance_to(10);
+  REQUIRE(sim.set_desired("d", 1).ok());  // ready at 70
+  auto obs = sim.observe();
+  CHECK(obs.upstream_queue_size == 5);
+  CHECK(obs.decode_queue_size == 0);
+  CHECK(obs.requests_in_system == 5);
+  sim.advance_to(61);
+  obs = sim.observe();
+  CHECK(obs.upstream_queue_size == 0);
+  CHECK(obs.decode_queue_size == 5);
+  CHECK(obs.requests_in_system == 5);
+  CHECK(obs.variants[0].pods[0].kv_usage > 0);
+  run_to_end(sim);
+  const auto r = sim.report();
+  CHECK(r.completed == 5);
+  CHECK(sim.observe().decode_queue_size == 0);
+}
+
 TEST_CASE("A draining prefill replica stays until the KV of its hand-offs is transferred") {
   Fleet f(pd_fleet(1, 0, 60), 1);
   f.route(request(0, 500, 5), 0);
