@@ -85,9 +85,12 @@ double oscillations(const CheckSpec& spec, const CheckContext& c) {
 // Seconds after after_s until the fleet is at the floor for the rest of the run.
 double time_to_floor_s(const CheckSpec& spec, const CheckContext& c) {
   const double after_s = spec.params.at("after_s");
-  int floor = 0;
-  for (const VariantConfig* v : run_variants(c)) floor += v->min_replicas;
-  if (c.scenario.scale_to_zero_retention_s <= 0) floor = std::max(floor, 1);
+  int floor = 0;  // per model: its minimums, and one replica when it may not scale to zero
+  for (const FleetConfig& f : c.fleets) {
+    int model_floor = 0;
+    for (const VariantConfig& v : f.variants) model_floor += v.min_replicas;
+    floor += c.scenario.scale_to_zero_retention_s <= 0 ? std::max(model_floor, 1) : model_floor;
+  }
   floor = static_cast<int>(param(spec, "floor", floor));
   double reached = kNaN;
   for (const TickRecord& t : c.run.series) {
@@ -306,7 +309,7 @@ const std::vector<Entry>& entries() {
       {{"oscillations", Bound::kAtMost, {}, {"after_s", "within_ticks"},
         "up-down-up or down-up-down of a variant within within_ticks (default 3) ticks"}, oscillations},
       {{"time_to_floor_s", Bound::kAtMost, {"after_s"}, {"floor"},
-        "s after after_s until the fleet stays at its floor (0 with scale to zero, else max(1, sum of min))"},
+        "s after after_s until the fleet stays at its floor (per model: 0 with scale to zero, else max(1, sum of min))"},
        time_to_floor_s},
       {{"idle_gpu_hours", Bound::kAtMost, {"after_s"}, {}, "GPU-hours of replicas held after after_s"},
        idle_gpu_hours},

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "domain/fixed_policy.hpp"
+#include "domain/metric_guard.hpp"
 
 using namespace capstan;
 using namespace capstan::sim;
@@ -152,5 +153,10 @@ TEST_CASE("A stale metrics gap in a scenario reaches the policy as aged pods") {
     REQUIRE_FALSE(pods.empty());
     const bool gap = in.now_s >= 90 && in.now_s < 180;
     CHECK(pods[0].sample_age_s == (gap ? in.now_s - 60 : 0));
+    // The metric guard, given twice the tick, rejects the samples from the third tick
+    // of the gap on (90 s old at 150 s) and takes them again once fresh.
+    const auto why = unusable_metrics(in.models[0].variants[0].state, max_sample_age_s(in.interval_s));
+    CHECK(why.has_value() == (in.now_s == 150));
+    if (why) CHECK(*why == "metrics stale: newest sample 90 s old (limit 60 s)");
   }
 }
