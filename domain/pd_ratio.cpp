@@ -5,19 +5,69 @@
 #include "domain/format.hpp"
 
 namespace capstan {
+namespace {
+
+// Ratios are compared with a little slack, so that 0.3 x 10 counts as 3.
+constexpr double kSlack = 1e-9;
+// A valid band settles in two or three rounds; the cap only bounds the loop.
+constexpr int kMaxRounds = 64;
+
+int at_least(double x) { return static_cast<int>(std::ceil(x - kSlack)); }
+
+std::string raised(const char* role, int from, int to) {
+  return std::string(role) + " raised " + std::to_string(from) + " -> " + std::to_string(to);
+}
+
+}  // namespace
+
+std::optional<Error> validate(const RatioBand& b) {
+  for (double bound : {b.min_prefill_per_decode, b.max_prefill_per_decode}) {
+    if (!std::isfinite(bound) || bound < 0) {
+      return invalid_argument("P:D band bounds must be finite and >= 0, got " + fmt_num(b.min_prefill_per_decode) +
+                              " - " + fmt_num(b.max_prefill_per_decode));
+    }
+  }
+  if (b.min_prefill_per_decode > 0 && b.max_prefill_per_decode > 0 &&
+      b.min_prefill_per_decode > b.max_prefill_per_decode) {
+    return invalid_argument("P:D band minimum " + fmt_num(b.min_prefill_per_decode) + " is above its maximum " +
+                            fmt_num(b.max_prefill_per_decode));
+  }
+  return std::nullopt;
+}
+
+bool enabled(const RatioBand& b) { return b.min_prefill_per_decode > 0 || b.max_prefill_per_decode > 0; }
+
+std::string describe(const RatioBand& b) {
+  if (b.min_prefill_per_decode > 0 && b.max_prefill_per_decode > 0) {
+    return "within " + fmt_num(b.min_prefill_per_decode) + "-" + fmt_num(b.max_prefill_per_decode);
+  }
+  if (b.min_prefill_per_decode > 0) return ">= " + fmt_num(b.min_prefill_per_decode);
+  return "<= " + fmt_num(b.max_prefill_per_decode);
+}
 
 PdTargets keep_ratio_band(int prefill, int decode, const RatioBand& band) {
   PdTargets t{prefill, decode, ""};
-  if (band.min_prefill_per_decode > 0 && t.decode > 0 &&
-      t.prefill < band.min_prefill_per_decode * t.decode) {
-    t.prefill = static_cast<int>(std::ceil(band.min_prefill_per_decode * t.decode - 1e-9));
-    t.adjustment = "prefill raised to " + std::to_string(t.prefill) + " to keep P:D >= " +
-                   fmt_num(band.min_prefill_per_decode);
+  if (!enabled(band) || validate(band)) return t;
+  const double lo = band.min_prefill_per_decode, hi = band.max_prefill_per_decode;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    bool changed = false;
+    if (lo > 0 && t.decode > 0 && t.prefill < lo * t.decode - kSlack) {
+      t.prefill = at_least(lo * t.decode);
+      changed = true;
+    }
+    if (hi > 0 && t.prefill > hi * t.decode + kSlack) {
+      t.decode = at_least(t.prefill / hi);
+      changed = true;
+    }
+    if (!changed) break;
   }
-  if (band.max_prefill_per_decode > 0 && t.prefill > band.max_prefill_per_decode * t.decode) {
-    t.decode = static_cast<int>(std::ceil(t.prefill / band.max_prefill_per_decode - 1e-9));
-    t.adjustment = "decode raised to " + std::to_string(t.decode) + " to keep P:D <= " +
-                   fmt_num(band.max_prefill_per_decode);
+  const std::string keep = " to keep P:D " + describe(band);
+  if (t.prefill != prefill && t.decode != decode) {
+    t.adjustment = raised("prefill", prefill, t.prefill) + " and " + raised("decode", decode, t.decode) + keep;
+  } else if (t.prefill != prefill) {
+    t.adjustment = raised("prefill", prefill, t.prefill) + keep + " (decode " + std::to_string(t.decode) + ")";
+  } else if (t.decode != decode) {
+    t.adjustment = raised("decode", decode, t.decode) + keep + " (prefill " + std::to_string(t.prefill) + ")";
   }
   return t;
 }

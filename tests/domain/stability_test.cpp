@@ -1,5 +1,6 @@
 // Tests of the small stability rules every policy shares: learned cold start, hold on
-// missing metrics, step limit, observed queueing, P:D band.
+// missing metrics, step limit, observed queueing. The P:D band is in pd_ratio_test.cpp,
+// the stages that apply them all in tick_finisher_test.cpp.
 #include <cmath>
 #include <limits>
 
@@ -9,7 +10,6 @@
 #include "domain/cold_start_estimator.hpp"
 #include "domain/metric_guard.hpp"
 #include "domain/observed_queueing.hpp"
-#include "domain/pd_ratio.hpp"
 #include "domain/step_limit.hpp"
 
 using namespace capstan;
@@ -75,17 +75,4 @@ TEST_CASE("Observed queueing turns waiting requests into expected wait") {
   CHECK(observed_wait_ms(0, 0, 10) == 0);
   CHECK(observed_wait_ms(20, 30, 10) == Approx(5000));
   CHECK(std::isinf(observed_wait_ms(5, 0, 0)));
-}
-
-TEST_CASE("The P:D band raises the lagging role and never lowers one") {
-  const RatioBand band{0.5, 2.0};
-  auto t = keep_ratio_band(1, 6, band);
-  CHECK(t.prefill == 3);
-  CHECK(t.decode == 6);
-  CHECK_FALSE(t.adjustment.empty());
-  t = keep_ratio_band(9, 2, band);
-  CHECK(t.prefill == 9);
-  CHECK(t.decode == 5);
-  t = keep_ratio_band(4, 4, band);
-  CHECK(t.adjustment.empty());
 }
