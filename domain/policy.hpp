@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "domain/decision.hpp"
+#include "domain/pd_ratio.hpp"
 #include "domain/queue_model.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
@@ -70,6 +71,7 @@ struct PolicyConfig {
   double scale_down_cooldown_s = 300;
   int max_step_up = 0;             // replicas per tick, 0 = unlimited
   int max_step_down = 0;
+  RatioBand pd_band;               // prefill:decode replicas per model; {0, 0} = off
   std::string predictor = "holt";  // forecasting policies
   double tail_probability = 0.05;  // hybrid: bound on P(TTFT > target)
   double target_concurrency_per_replica = 32;  // hpa: running + waiting requests
