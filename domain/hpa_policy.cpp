@@ -63,21 +63,20 @@ std::optional<Error> validate(const HpaConfig& c) {
   return std::nullopt;
 }
 
-HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& c, double now_s) {
+HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& c, double now_s,
+                 double max_age_s) {
   const int current = v.current_replicas;
   const auto pods = ready_pods(v);
   double sum = 0;
   for (const PodMetrics* p : pods) sum += p->running + p->queue_length;
-  std::string problem = unusable_metrics(v).value_or("");
+  std::string problem = unusable_metrics(v, max_age_s).value_or("");
   HpaStep out;
   if (current == 0) {
     // The HPA does not act on a workload scaled to zero.
     out.request = hold(v.spec.name, 0, ReasonCode::kHold, "hold at 0: the HPA is inactive at zero replicas");
   } else if (!problem.empty() || pods.empty()) {
-    out.request = hold_last_good(v, state.last_good_target,
-                                           problem.empty() ? "every replica still starting" : problem);
-    out.state = std::move(state);
-    return out;
+    out.unusable = problem.empty() ? "every replica still starting" : problem;
+    out.request = hold_last_good(v, std::nullopt, *out.unusable);
   } else {
     const Recommendation rec = recommend(v, sum, static_cast<int>(pods.size()), c);
     // Remember the raw recommendation; forget what every window has left behind.
@@ -115,26 +114,23 @@ HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& 
                    {code.value_or(direction_code(current, b.target)),
                     describe_change(current, b.target) + ": " + rec.why + note}};
   }
-  state.last_good_target = out.request.target_replicas;
   out.state = std::move(state);
   return out;
 }
 
 std::vector<Decision> HpaPolicy::tick(const TickInput& input) {
-  std::vector<Decision> out;
-  for (const ModelTickInput& m : input.models) {
-    for (const VariantTickInput& vin : m.variants) {
-      const VariantKey key{m.model, vin.state.spec.name};
-      HpaStep step = hpa_step(std::move(variants_[key]), vin.state, config_, input.now_s);
-      variants_[key] = std::move(step.state);
-      out.push_back(to_decision(m.model, step.request));
-    }
-  }
-  return out;
+  const auto wishes = per_variant_requests(input, [&](const ModelTickInput& m, const VariantTickInput& vin) {
+    const VariantKey key{m.model, vin.state.spec.name};
+    HpaStep step = hpa_step(std::move(variants_[key]), vin.state, config_, input.now_s,
+                            max_sample_age_s(input.interval_s));
+    variants_[key] = std::move(step.state);
+    return VariantWish{std::move(step.request), std::move(step.unusable)};
+  });
+  return finish_tick(wishes, finishing_, input.now_s, input.interval_s, finisher_, {.enforcer = false});
 }
 
 nlohmann::json HpaPolicy::save_state() const {
-  return {{"policy", "hpa"}, {"variants", variant_map_to_json(variants_)}};
+  return {{"policy", "hpa"}, {"variants", variant_map_to_json(variants_)}, {"finisher", finisher_}};
 }
 
 Result<bool> HpaPolicy::restore_state(const nlohmann::json& state) {
@@ -142,7 +138,10 @@ Result<bool> HpaPolicy::restore_state(const nlohmann::json& state) {
     if (state.at("policy").get<std::string>() != "hpa") {
       return invalid_argument("state is not the hpa policy's: " + state.at("policy").dump());
     }
-    variants_ = variant_map_from_json<HpaVariantState>(state.at("variants"));
+    auto variants = variant_map_from_json<HpaVariantState>(state.at("variants"));
+    auto finisher = state.contains("finisher") ? state.at("finisher").get<FinisherState>() : FinisherState{};
+    variants_ = std::move(variants);
+    finisher_ = std::move(finisher);
   } catch (const std::exception& e) {
     return invalid_argument(std::string("hpa policy state: ") + e.what());
   }
@@ -159,21 +158,18 @@ HpaConfig hpa_config_from(const PolicyConfig& config) {
 }
 
 std::unique_ptr<Policy> make_hpa_policy(const PolicyConfig& config) {
-  return std::make_unique<HpaPolicy>(hpa_config_from(config));
+  return std::make_unique<HpaPolicy>(hpa_config_from(config), config);
 }
 
 void to_json(nlohmann::json& j, const HpaVariantState& s) {
   nlohmann::json recs = nlohmann::json::array();
   for (const HpaRecommendation& r : s.recommendations) recs.push_back({r.at_s, r.replicas});
   j = {{"recommendations", recs}};
-  j["last_good_target"] = s.last_good_target ? nlohmann::json(*s.last_good_target) : nlohmann::json();
 }
 
 void from_json(const nlohmann::json& j, HpaVariantState& s) {
   s.recommendations.clear();
   for (const auto& r : j.at("recommendations")) s.recommendations.push_back({r.at(0).get<double>(), r.at(1).get<int>()});
-  const auto& t = j.at("last_good_target");
-  s.last_good_target = t.is_null() ? std::nullopt : std::optional<int>(t.get<int>());
 }
 
 }  // namespace capstan

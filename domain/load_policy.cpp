@@ -142,28 +142,25 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
   out.fit = fit(state.regression, config.regression);
 
   ScalingRequest req;
-  bool good_data = true;
   if (latest.empty()) {
-    good_data = false;
-    req = hold_last_good(v, state.last_good_target,
-                                   input.forward_passes.empty()
-                                       ? "no forward passes this tick"
-                                       : "every forward pass had a missing or negative field");
+    out.unusable = input.forward_passes.empty() ? "no forward passes this tick"
+                                                : "every forward pass had a missing or negative field";
   } else if (named && static_cast<int>(latest.size()) < ready) {
-    good_data = false;
-    req = hold_last_good(v, state.last_good_target,
-                                   std::to_string(latest.size()) + " of " + std::to_string(ready) +
-                                       " ready replicas reported forward passes");
+    out.unusable = std::to_string(latest.size()) + " of " + std::to_string(ready) +
+                   " ready replicas reported forward passes";
+  }
+  if (out.unusable) {
+    req = hold_last_good(v, std::nullopt, *out.unusable);
+  } else if (v.pending_replicas > 0 || in_flight(v)) {
+    req = hold(v.spec.name, current, ReasonCode::kPendingGuard,
+               describe_change(current, current) + ": previous action in flight (" +
+                   std::to_string(v.pending_replicas) + " replica(s) starting)");
   } else if (!out.fit) {
     req = hold(v.spec.name, current, ReasonCode::kNoCapacityData,
                describe_change(current, current) + ": wall-time regression not ready (" +
                    std::to_string(state.regression.samples.size()) + " iterations, " +
                    std::to_string(config.regression.min_observations) +
                    " needed, and no negative slope)");
-  } else if (v.pending_replicas > 0 || in_flight(v)) {
-    req = hold(v.spec.name, current, ReasonCode::kPendingGuard,
-               describe_change(current, current) + ": previous action in flight (" +
-                   std::to_string(v.pending_replicas) + " replica(s) starting)");
   } else if (state.last_change_s && now_s - *state.last_change_s < config.adjustment_interval_s) {
     req = hold(v.spec.name, current, ReasonCode::kCooldown,
                describe_change(current, current) + ": last step " + fmt_num(now_s - *state.last_change_s) +
@@ -181,7 +178,9 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
     }
   }
 
-  if (req.target_replicas < floor_replicas) {
+  // While scaling is in progress Dynamo only observes: not even the floor moves.
+  const bool observe_only = req.reason.code == ReasonCode::kPendingGuard;
+  if (req.target_replicas < floor_replicas && !observe_only) {
     const int from = req.target_replicas;
     req.target_replicas = floor_replicas;
     req.reason = {direction_code(current, floor_replicas),
@@ -195,28 +194,25 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
     req.target_replicas = b.target;
   }
   if (req.target_replicas != current) state.last_change_s = now_s;
-  if (good_data) state.last_good_target = req.target_replicas;
   out.state = std::move(state);
   out.request = std::move(req);
   return out;
 }
 
 std::vector<Decision> LoadPolicy::tick(const TickInput& input) {
-  std::vector<Decision> out;
-  for (const ModelTickInput& m : input.models) {
-    for (const VariantTickInput& vin : m.variants) {
-      const VariantKey key{m.model, vin.state.spec.name};
-      const int floor = std::max(1, vin.state.spec.min_replicas);
-      LoadStep step = load_step(variants_[key], vin, config_, input.now_s, floor);
-      variants_[key] = std::move(step.state);
-      out.push_back(to_decision(m.model, step.request));
-    }
-  }
-  return out;
+  const auto wishes = per_variant_requests(input, [&](const ModelTickInput& m, const VariantTickInput& vin) {
+    const VariantKey key{m.model, vin.state.spec.name};
+    const int floor = std::max(1, vin.state.spec.min_replicas);
+    LoadStep step = load_step(std::move(variants_[key]), vin, config_, input.now_s, floor);
+    variants_[key] = std::move(step.state);
+    return VariantWish{std::move(step.request), std::move(step.unusable)};
+  });
+  return finish_tick(wishes, finishing_, input.now_s, input.interval_s, finisher_,
+                     {.enforcer = false, .guard_pod_metrics = false});
 }
 
 nlohmann::json LoadPolicy::save_state() const {
-  return {{"policy", "load"}, {"variants", variant_map_to_json(variants_)}};
+  return {{"policy", "load"}, {"variants", variant_map_to_json(variants_)}, {"finisher", finisher_}};
 }
 
 Result<bool> LoadPolicy::restore_state(const nlohmann::json& state) {
@@ -224,7 +220,10 @@ Result<bool> LoadPolicy::restore_state(const nlohmann::json& state) {
     if (state.at("policy").get<std::string>() != "load") {
       return invalid_argument("state is not the load policy's: " + state.at("policy").dump());
     }
-    variants_ = variant_map_from_json<LoadVariantState>(state.at("variants"));
+    auto variants = variant_map_from_json<LoadVariantState>(state.at("variants"));
+    auto finisher = state.contains("finisher") ? state.at("finisher").get<FinisherState>() : FinisherState{};
+    variants_ = std::move(variants);
+    finisher_ = std::move(finisher);
   } catch (const std::exception& e) {
     return invalid_argument(std::string("load policy state: ") + e.what());
   }
@@ -238,21 +237,18 @@ LoadConfig load_config_from(const PolicyConfig& config) {
 }
 
 std::unique_ptr<Policy> make_load_policy(const PolicyConfig& config) {
-  return std::make_unique<LoadPolicy>(load_config_from(config));
+  return std::make_unique<LoadPolicy>(load_config_from(config), config);
 }
 
 void to_json(nlohmann::json& j, const LoadVariantState& s) {
   j = {{"regression", s.regression}};
   j["last_change_s"] = s.last_change_s ? nlohmann::json(*s.last_change_s) : nlohmann::json();
-  j["last_good_target"] = s.last_good_target ? nlohmann::json(*s.last_good_target) : nlohmann::json();
 }
 
 void from_json(const nlohmann::json& j, LoadVariantState& s) {
   s.regression = j.at("regression").get<RegressionState>();
   const auto& c = j.at("last_change_s");
   s.last_change_s = c.is_null() ? std::nullopt : std::optional<double>(c.get<double>());
-  const auto& t = j.at("last_good_target");
-  s.last_good_target = t.is_null() ? std::nullopt : std::optional<int>(t.get<int>());
 }
 
 }  // namespace capstan

@@ -10,11 +10,18 @@
 //     below target x scale_down_sensitivity (both: every TTFT and every ITL);
 //   - otherwise holds.
 // One step per adjustment interval, none while a previous action is in flight (pending
-// guard), never below a floor (the throughput policy's, or min_replicas / one replica).
+// guard, Dynamo's scaling_in_progress: pending and loading replicas are capacity on its
+// way, so the loop does not step again for the load they will take, and not even the
+// floor moves then), never below a floor (the throughput policy's, or min_replicas /
+// one replica).
 //
 // Missing, non-finite or partial forward passes (fewer engines reporting than are ready)
-// hold the last good target with kMetricsMissing. Engines are told apart by
-// ForwardPassSample::pod; when no sample names its pod the variant is one engine.
+// make the step a kMetricsMissing hold at the current count with `unusable` saying why.
+// Engines are told apart by ForwardPassSample::pod; when no sample names its pod the
+// variant is one engine. The policy's tick goes through the shared finishing stages
+// (domain/tick_finisher.hpp: hold of the last good target, step limit, P:D band, GPU
+// budget) but not the WVA enforcer: the loop paces and bounds itself. It reads no pod
+// metrics, so only its own verdict on the forward passes triggers the hold.
 #pragma once
 
 #include <map>
@@ -26,6 +33,7 @@
 
 #include "domain/forward_pass_regression.hpp"
 #include "domain/policy.hpp"
+#include "domain/tick_finisher.hpp"
 
 namespace capstan {
 
@@ -43,7 +51,6 @@ std::optional<Error> validate(const LoadConfig& config);
 struct LoadVariantState {
   RegressionState regression;
   std::optional<double> last_change_s;   // when the loop last moved the target
-  std::optional<int> last_good_target;   // the last decision taken on good data
 
   bool operator==(const LoadVariantState&) const = default;
 };
@@ -58,6 +65,7 @@ struct EngineEstimate {
 struct LoadStep {
   LoadVariantState state;
   ScalingRequest request;
+  std::optional<std::string> unusable;    // why the forward passes could not be used
   std::vector<EngineEstimate> estimates;  // empty when the loop did not get that far
   std::optional<WallTimeFit> fit;
 };
@@ -70,7 +78,9 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
 // The loop alone: floor = max(1, min_replicas).
 class LoadPolicy : public Policy {
  public:
-  explicit LoadPolicy(LoadConfig config) : config_(std::move(config)) {}
+  // `finishing`: the GPU budget, step limit and P:D band of the shared finishing stages.
+  explicit LoadPolicy(LoadConfig config, PolicyConfig finishing = {})
+      : config_(std::move(config)), finishing_(std::move(finishing)) {}
   std::string name() const override { return "load"; }
   std::vector<Decision> tick(const TickInput& input) override;
   nlohmann::json save_state() const override;
@@ -78,7 +88,9 @@ class LoadPolicy : public Policy {
 
  private:
   LoadConfig config_;
+  PolicyConfig finishing_;
   std::map<VariantKey, LoadVariantState> variants_;
+  FinisherState finisher_;
 };
 
 // PolicyConfig's SLO; everything else at Dynamo's defaults.

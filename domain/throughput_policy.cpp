@@ -167,7 +167,7 @@ const char* to_string(PerfSource source) {
 }
 
 ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickInput& input,
-                               const ThroughputConfig& config, double now_s) {
+                               const ThroughputConfig& config, double now_s, double max_age_s) {
   const VariantState& v = input.state;
   const int current = v.current_replicas;
   ThroughputStep out;
@@ -183,8 +183,9 @@ ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickIn
     return out;
   }
   if (auto problem = pods.empty() ? std::optional<std::string>("no ready replica to observe")
-                                  : unusable_metrics(v)) {
-    out.request = hold_last_good(v, state.last_good_target, *problem);
+                                  : unusable_metrics(v, max_age_s)) {
+    out.request = hold_last_good(v, std::nullopt, *problem);
+    out.unusable = std::move(problem);
     out.state = std::move(state);
     return out;
   }
@@ -208,45 +209,45 @@ ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickIn
     LoadStep step = load_step(std::move(state.load), input, lc, now_s, floor.replicas);
     state.load = std::move(step.state);
     req = std::move(step.request);
+    out.unusable = std::move(step.unusable);
     req.reason.text += "; throughput floor " + std::to_string(floor.replicas) + ": " + floor.text;
   } else {
     const Bounded b = clamp_to_bounds(floor.replicas, v.spec);
-    if (b.target < current && (v.pending_replicas > 0 || in_flight(v))) {
+    if (b.target != current && (v.pending_replicas > 0 || in_flight(v))) {
       req = hold(v.spec.name, current, ReasonCode::kPendingGuard,
-                 describe_change(current, current) + ": scale-down to " + std::to_string(b.target) +
-                     " waits for the action in flight; " + floor.text);
+                 describe_change(current, current) + ": " + (b.target > current ? "scale-up" : "scale-down") +
+                     " to " + std::to_string(b.target) + " waits for the action in flight (" +
+                     std::to_string(v.pending_replicas) + " replica(s) starting); " + floor.text);
     } else {
       const ReasonCode code = b.limited_by && b.target != floor.replicas ? *b.limited_by
                                                                          : direction_code(current, b.target);
       req = {v.spec.name, current, b.target, {code, describe_change(current, b.target) + ": " + floor.text}};
     }
   }
-  state.last_good_target = req.target_replicas;
   out.state = std::move(state);
   out.request = std::move(req);
   out.floor = floor;
   return out;
 }
 
-ThroughputPolicy::ThroughputPolicy(ThroughputConfig config) : config_(std::move(config)) {
+ThroughputPolicy::ThroughputPolicy(ThroughputConfig config, PolicyConfig finishing)
+    : config_(std::move(config)), finishing_(std::move(finishing)) {
   config_.load.slo = config_.slo;
 }
 
 std::vector<Decision> ThroughputPolicy::tick(const TickInput& input) {
-  std::vector<Decision> out;
-  for (const ModelTickInput& m : input.models) {
-    for (const VariantTickInput& vin : m.variants) {
-      const VariantKey key{m.model, vin.state.spec.name};
-      ThroughputStep step = throughput_step(std::move(variants_[key]), vin, config_, input.now_s);
-      variants_[key] = std::move(step.state);
-      out.push_back(to_decision(m.model, step.request));
-    }
-  }
-  return out;
+  const auto wishes = per_variant_requests(input, [&](const ModelTickInput& m, const VariantTickInput& vin) {
+    const VariantKey key{m.model, vin.state.spec.name};
+    ThroughputStep step = throughput_step(std::move(variants_[key]), vin, config_, input.now_s,
+                                          max_sample_age_s(input.interval_s));
+    variants_[key] = std::move(step.state);
+    return VariantWish{std::move(step.request), std::move(step.unusable)};
+  });
+  return finish_tick(wishes, finishing_, input.now_s, input.interval_s, finisher_, {.enforcer = false});
 }
 
 nlohmann::json ThroughputPolicy::save_state() const {
-  return {{"policy", "throughput"}, {"variants", variant_map_to_json(variants_)}};
+  return {{"policy", "throughput"}, {"variants", variant_map_to_json(variants_)}, {"finisher", finisher_}};
 }
 
 Result<bool> ThroughputPolicy::restore_state(const nlohmann::json& state) {
@@ -254,7 +255,10 @@ Result<bool> ThroughputPolicy::restore_state(const nlohmann::json& state) {
     if (state.at("policy").get<std::string>() != "throughput") {
       return invalid_argument("state is not the throughput policy's: " + state.at("policy").dump());
     }
-    variants_ = variant_map_from_json<ThroughputVariantState>(state.at("variants"));
+    auto variants = variant_map_from_json<ThroughputVariantState>(state.at("variants"));
+    auto finisher = state.contains("finisher") ? state.at("finisher").get<FinisherState>() : FinisherState{};
+    variants_ = std::move(variants);
+    finisher_ = std::move(finisher);
   } catch (const std::exception& e) {
     return invalid_argument(std::string("throughput policy state: ") + e.what());
   }
@@ -270,14 +274,13 @@ ThroughputConfig throughput_config_from(const PolicyConfig& config) {
 }
 
 std::unique_ptr<Policy> make_throughput_policy(const PolicyConfig& config) {
-  return std::make_unique<ThroughputPolicy>(throughput_config_from(config));
+  return std::make_unique<ThroughputPolicy>(throughput_config_from(config), config);
 }
 
 void to_json(nlohmann::json& j, const ThroughputVariantState& s) {
   j = {{"load", s.load}};
   j["forecast"] = s.forecast ? nlohmann::json(*s.forecast) : nlohmann::json();
   j["tuner"] = s.tuner ? nlohmann::json(*s.tuner) : nlohmann::json();
-  j["last_good_target"] = s.last_good_target ? nlohmann::json(*s.last_good_target) : nlohmann::json();
 }
 
 void from_json(const nlohmann::json& j, ThroughputVariantState& s) {
@@ -286,8 +289,6 @@ void from_json(const nlohmann::json& j, ThroughputVariantState& s) {
   s.forecast = f.is_null() ? std::nullopt : std::optional<TrafficForecastState>(f.get<TrafficForecastState>());
   const auto& t = j.at("tuner");
   s.tuner = t.is_null() ? std::nullopt : std::optional<TunerState>(t.get<TunerState>());
-  const auto& g = j.at("last_good_target");
-  s.last_good_target = g.is_null() ? std::nullopt : std::optional<int>(g.get<int>());
 }
 
 }  // namespace capstan

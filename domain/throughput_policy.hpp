@@ -15,11 +15,22 @@
 //
 // With forward passes present and the load loop on, the floor only bounds Dynamo's
 // load loop (domain/load_policy.hpp) from below: "throughput sets the floor, load acts
-// above it". Without them the floor is the target. Missing or non-finite pod metrics hold
-// the last good target with kMetricsMissing; pending replicas count as capacity already
-// on its way (the current count includes them), and no scale-down is issued while an
-// action is in flight. Replicas never go below max(1, min_replicas) (Dynamo's
-// min_endpoint); scale to zero is left to domain/scale_to_zero.hpp.
+// above it". Without them the floor is the target. Pending and loading replicas count as
+// capacity already on its way: the floor is a replica count compared with the current
+// count, which includes them. And no change at all is issued while an action is in
+// flight (replicas pending or loading, or the last target not yet applied), as Dynamo's
+// connectors write no decision until the previous one has landed (reference 4.1-4.2:
+// the DGD must be Ready; a virtual decision must be acknowledged): while replicas load,
+// the ready ones are overloaded, and their latency would otherwise inflate the
+// correction factors into a second scale-up for demand the loading replicas will serve.
+// Replicas never go below max(1, min_replicas) (Dynamo's min_endpoint); the policy does
+// not scale to zero.
+//
+// Missing or non-finite pod metrics (or, for the load loop, forward passes) make the
+// step a kMetricsMissing hold at the current count with `unusable` saying why; the
+// policy's tick goes through the shared finishing stages (domain/tick_finisher.hpp:
+// hold of the last good target, step limit, P:D band, GPU budget) but not the WVA
+// enforcer, since Dynamo paces and bounds its own adjustments.
 #pragma once
 
 #include <map>
@@ -32,6 +43,7 @@
 #include "domain/load_policy.hpp"
 #include "domain/perf_model.hpp"
 #include "domain/policy.hpp"
+#include "domain/tick_finisher.hpp"
 #include "domain/traffic_forecast.hpp"
 
 namespace capstan {
@@ -59,7 +71,6 @@ struct ThroughputVariantState {
   std::optional<TrafficForecastState> forecast;  // made at the first tick
   std::optional<TunerState> tuner;               // the queue model's learned parameters
   LoadVariantState load;
-  std::optional<int> last_good_target;
 };
 
 // What the throughput half concluded for one variant this tick.
@@ -76,15 +87,18 @@ struct ReplicaFloor {
 struct ThroughputStep {
   ThroughputVariantState state;
   ScalingRequest request;
-  std::optional<ReplicaFloor> floor;  // empty when metrics were missing
+  std::optional<std::string> unusable;  // why the variant's data could not be used
+  std::optional<ReplicaFloor> floor;    // empty when metrics were missing
 };
 
+// max_age_s: pod samples older than this are stale (metric_guard.hpp); 0 = no age rule.
 ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickInput& input,
-                               const ThroughputConfig& config, double now_s);
+                               const ThroughputConfig& config, double now_s, double max_age_s = 0);
 
 class ThroughputPolicy : public Policy {
  public:
-  explicit ThroughputPolicy(ThroughputConfig config);
+  // `finishing`: the GPU budget, step limit and P:D band of the shared finishing stages.
+  explicit ThroughputPolicy(ThroughputConfig config, PolicyConfig finishing = {});
   std::string name() const override { return "throughput"; }
   std::vector<Decision> tick(const TickInput& input) override;
   nlohmann::json save_state() const override;
@@ -92,7 +106,9 @@ class ThroughputPolicy : public Policy {
 
  private:
   ThroughputConfig config_;
+  PolicyConfig finishing_;
   std::map<VariantKey, ThroughputVariantState> variants_;
+  FinisherState finisher_;
 };
 
 // PolicyConfig's SLO and predictor (an unknown predictor name falls back to constant).

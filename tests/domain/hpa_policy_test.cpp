@@ -32,6 +32,18 @@ ScalingRequest step(HpaVariantState& s, const VariantState& v, double now_s, Hpa
   return out.request;
 }
 
+TickInput one_model(double now_s, VariantState v) {
+  TickInput t;
+  t.now_s = now_s;
+  ModelTickInput m;
+  m.model = {"ns", "m"};
+  VariantTickInput in;
+  in.state = std::move(v);
+  m.variants.push_back(std::move(in));
+  t.models.push_back(std::move(m));
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("HPA defaults: 32 concurrent requests per replica, 10% tolerance, 300 s down-stabilization") {
@@ -104,18 +116,56 @@ TEST_CASE("Pending replicas count as capacity on the way: no scale-up past them"
 }
 
 TEST_CASE("Missing or NaN metrics hold the last good target") {
-  HpaVariantState s;
-  REQUIRE(step(s, variant(2, 64), 0).target_replicas == 4);
-  VariantState gap = variant(2, 64);
+  HpaPolicy policy{HpaConfig{}};
+  REQUIRE(policy.tick(one_model(0, variant(2, 64)))[0].target_replicas == 4);
+  VariantState gap = variant(2, 64);  // the two new replicas have not landed
   gap.pods.clear();
-  const ScalingRequest r = step(s, gap, 30);
+  const Decision r = policy.tick(one_model(30, gap))[0];
   CHECK(r.target_replicas == 4);
   CHECK(r.reason.code == ReasonCode::kMetricsMissing);
   VariantState nan = variant(4, 1);
   nan.pods[0].running = std::nan("");
-  const ScalingRequest n = step(s, nan, 60);
+  const Decision n = policy.tick(one_model(60, nan))[0];
   CHECK(n.target_replicas == 4);  // no scale-down on vanished data
   CHECK(n.reason.code == ReasonCode::kMetricsMissing);
+  CHECK_THAT(n.reason.text, Catch::StartsWith("hold at 4: pod pod-0 reported an invalid value"));
+
+  HpaVariantState s;
+  const HpaStep alone = hpa_step(s, nan, HpaConfig{}, 60);
+  CHECK(alone.unusable == "pod pod-0 reported an invalid value");
+  CHECK(alone.state.recommendations.empty());  // nothing recorded from bad data
+}
+
+TEST_CASE("Replicas still starting stop the HPA from scaling up again for the same load") {
+  HpaPolicy policy{HpaConfig{}};
+  REQUIRE(policy.tick(one_model(0, variant(2, 64)))[0].target_replicas == 4);
+  // 15 s later the two new pods are starting and the two ready ones still carry 64 each:
+  // 128 / (32 x 4) = 1, inside the tolerance.
+  const Decision d = policy.tick(one_model(15, variant(2, 64, 2)))[0];
+  CHECK(d.target_replicas == 4);
+  CHECK(d.reason.code == ReasonCode::kHold);
+  CHECK_THAT(d.reason.text, Catch::Contains("2 starting pod(s)"));
+}
+
+TEST_CASE("The GPU budget and the step limit bound the HPA") {
+  PolicyConfig budget;
+  budget.gpu_budget = 5;
+  const Decision b = HpaPolicy(HpaConfig{}, budget).tick(one_model(0, variant(2, 96)))[0];  // wants 6
+  CHECK(b.target_replicas == 5);
+  CHECK(b.reason.code == ReasonCode::kBudgetLimited);
+
+  PolicyConfig step;
+  step.max_step_up = 1;
+  step.max_step_down = 2;
+  HpaConfig no_window;
+  no_window.scale_down_stabilization_s = 0;
+  HpaPolicy limited(no_window, step);
+  const Decision up = limited.tick(one_model(0, variant(2, 96)))[0];
+  CHECK(up.target_replicas == 3);
+  CHECK_THAT(up.reason.text, Catch::EndsWith("; limited to 3 by the step limit"));
+  const Decision down = limited.tick(one_model(15, variant(8, 4)))[0];  // recommends 1
+  CHECK(down.target_replicas == 6);
+  CHECK(down.reason.code == ReasonCode::kScaleDown);
 }
 
 TEST_CASE("HPA save and restore give identical subsequent decisions") {

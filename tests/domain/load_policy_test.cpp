@@ -57,6 +57,28 @@ LoadStep decode_tick(const LoadVariantState& s, int current, std::vector<double>
   return load_step(s, in, decode_config(), now_s, floor);
 }
 
+TickInput one_model(double now_s, VariantTickInput v) {
+  TickInput t;
+  t.now_s = now_s;
+  ModelTickInput m;
+  m.model = {"ns", "m"};
+  m.variants.push_back(std::move(v));
+  t.models.push_back(std::move(m));
+  return t;
+}
+
+// Every ready decode engine ending at kv, with enough iterations for the fit in one tick.
+VariantTickInput busy_decode(int current, int pending, double kv) {
+  VariantTickInput in = variant(Role::kDecode, current, pending);
+  in.state.desired_replicas = current;
+  for (int e = 0; e < current - pending; ++e) {
+    const std::string pod = "pod-" + std::to_string(e);
+    for (double n : {5.0, 10.0, 20.0, 30.0, 40.0}) in.forward_passes.push_back(decode_pass(pod, 1000 * n));
+    in.forward_passes.push_back(decode_pass(pod, kv));
+  }
+  return in;
+}
+
 }  // namespace
 
 TEST_CASE("Dynamo reference: a deep prefill queue over the TTFT target scales up (E1)") {
@@ -136,19 +158,61 @@ TEST_CASE("Nothing new is asked while a previous action is in flight") {
 }
 
 TEST_CASE("Missing forward passes hold the last good target, never lower than the current count") {
-  const LoadStep up = decode_tick(trained_decode(), 2, {10000, 12000});
-  REQUIRE(up.request.target_replicas == 3);
-  VariantTickInput in = variant(Role::kDecode, 2);
+  LoadPolicy policy(decode_config());
+  REQUIRE(policy.tick(one_model(0, busy_decode(2, 0, 12000)))[0].target_replicas == 3);
+  VariantTickInput in = variant(Role::kDecode, 2);  // the third has not landed
   in.state.desired_replicas = 3;
-  const LoadStep gap = load_step(up.state, in, decode_config(), 200, 1);
-  CHECK(gap.request.target_replicas == 3);
-  CHECK(gap.request.reason.code == ReasonCode::kMetricsMissing);
+  const Decision gap = policy.tick(one_model(30, in))[0];
+  CHECK(gap.target_replicas == 3);
+  CHECK(gap.reason.code == ReasonCode::kMetricsMissing);
+  CHECK_THAT(gap.reason.text, Catch::StartsWith("hold at 3: no forward passes this tick"));
 
-  const LoadStep down = decode_tick(trained_decode(), 3, {5000, 5000, 5000});
-  REQUIRE(down.request.target_replicas == 2);
-  const LoadStep vanished = load_step(down.state, variant(Role::kDecode, 3), decode_config(), 200, 1);
-  CHECK(vanished.request.target_replicas == 3);  // data vanished: no scale-down
-  CHECK(vanished.request.reason.code == ReasonCode::kMetricsMissing);
+  LoadPolicy other(decode_config());
+  REQUIRE(other.tick(one_model(0, busy_decode(3, 0, 2000)))[0].target_replicas == 2);
+  const Decision vanished = other.tick(one_model(30, variant(Role::kDecode, 3)))[0];
+  CHECK(vanished.target_replicas == 3);  // data vanished: no scale-down
+  CHECK(vanished.reason.code == ReasonCode::kMetricsMissing);
+
+  // The step alone says why and holds at the current count.
+  const LoadStep step = load_step(trained_decode(), variant(Role::kDecode, 2), decode_config(), 200, 1);
+  CHECK(step.unusable == "no forward passes this tick");
+  CHECK(step.request.target_replicas == 2);
+}
+
+TEST_CASE("Pod metrics do not matter to the load policy, which reads forward passes") {
+  LoadPolicy policy(decode_config());
+  VariantTickInput in = busy_decode(2, 0, 12000);  // no pod reported: pods are empty
+  REQUIRE(in.state.pods.empty());
+  CHECK(policy.tick(one_model(0, in))[0].target_replicas == 3);
+}
+
+TEST_CASE("Replicas still loading stop the load policy from stepping again for the same load") {
+  LoadPolicy policy(decode_config());
+  REQUIRE(policy.tick(one_model(0, busy_decode(2, 0, 12000)))[0].target_replicas == 3);
+  // 60 s later the third replica is still loading; both ready engines are still over the target.
+  const Decision d = policy.tick(one_model(60, busy_decode(3, 1, 12000)))[0];
+  CHECK(d.target_replicas == 3);
+  CHECK(d.reason.code == ReasonCode::kPendingGuard);
+  // Once it is ready and reporting, the loop may step again.
+  CHECK(policy.tick(one_model(90, busy_decode(3, 0, 12000)))[0].target_replicas == 4);
+}
+
+TEST_CASE("The GPU budget and the step limit bound the load policy") {
+  PolicyConfig budget;
+  budget.gpu_budget = 2;
+  const Decision b = LoadPolicy(decode_config(), budget).tick(one_model(0, busy_decode(2, 0, 12000)))[0];
+  CHECK(b.target_replicas == 2);
+  CHECK(b.reason.code == ReasonCode::kBudgetLimited);
+
+  // A floor far above the current count is reached one step at a time.
+  PolicyConfig step;
+  step.max_step_up = 2;
+  VariantTickInput low = busy_decode(2, 0, 2000);
+  low.state.spec.min_replicas = 8;
+  const Decision d = LoadPolicy(decode_config(), step).tick(one_model(0, low))[0];
+  CHECK(d.target_replicas == 4);
+  CHECK_THAT(d.reason.text, Catch::Contains("floor of 8"));
+  CHECK_THAT(d.reason.text, Catch::EndsWith("; limited to 4 by the step limit"));
 }
 
 TEST_CASE("Fewer engines reporting than are ready, or non-finite passes, count as missing metrics") {

@@ -40,6 +40,16 @@ DecodeProfile decode_profile() {
   return make_decode_profile({{0.0, 1.0}, {3075, 3075}, {10, 30}, {10000, 30000}, 100000}).value();
 }
 
+TickInput one_model(double now_s, std::vector<VariantTickInput> variants) {
+  TickInput t;
+  t.now_s = now_s;
+  ModelTickInput m;
+  m.model = {"ns", "llama"};
+  m.variants = std::move(variants);
+  t.models.push_back(std::move(m));
+  return t;
+}
+
 ThroughputConfig profiled(bool correction) {
   ThroughputConfig c;
   c.slo = {2000, 20};
@@ -125,13 +135,67 @@ TEST_CASE("A scale-down waits while an action is in flight; pending replicas cou
 }
 
 TEST_CASE("Missing metrics hold the last good throughput target") {
-  const ThroughputConfig c = profiled(false);
-  const ThroughputStep good = throughput_step({}, variant("prefill", Role::kPrefill, {pod("p0", 200, 100, 0)}), c, 0);
-  REQUIRE(good.request.target_replicas == 15);
+  ThroughputPolicy policy(profiled(false));
+  REQUIRE(policy.tick(one_model(0, {variant("prefill", Role::kPrefill, {pod("p0", 200, 100, 0)})}))[0].target_replicas == 15);
+  // The fifteen have not landed and the one pod reports NaN.
   VariantTickInput gap = variant("prefill", Role::kPrefill, {pod("p0", std::nan(""), 100, 0)});
-  const ThroughputStep held = throughput_step(good.state, gap, c, 30);
-  CHECK(held.request.target_replicas == 15);
-  CHECK(held.request.reason.code == ReasonCode::kMetricsMissing);
+  const Decision held = policy.tick(one_model(30, {gap}))[0];
+  CHECK(held.target_replicas == 15);
+  CHECK(held.reason.code == ReasonCode::kMetricsMissing);
+  CHECK_THAT(held.reason.text, Catch::StartsWith("hold at 15: pod p0 reported an invalid value"));
+
+  // The step alone says why and holds at the current count; the finisher knows the last good target.
+  const ThroughputStep step = throughput_step({}, gap, profiled(false), 30);
+  CHECK(step.unusable == "pod p0 reported an invalid value");
+  CHECK(step.request.target_replicas == 1);
+}
+
+TEST_CASE("The GPU budget and the step limit bound the throughput policy") {
+  const VariantTickInput prefill = variant("prefill", Role::kPrefill, {pod("p0", 200, 100, 0)});  // wants 15
+  PolicyConfig budget;
+  budget.gpu_budget = 6;
+  const Decision b = ThroughputPolicy(profiled(false), budget).tick(one_model(0, {prefill}))[0];
+  CHECK(b.target_replicas == 6);
+  CHECK(b.reason.code == ReasonCode::kBudgetLimited);
+  CHECK_THAT(b.reason.text, Catch::Contains("GPU budget"));
+  CHECK_THAT(b.reason.text, Catch::Contains("wanted 15"));
+
+  PolicyConfig step;
+  step.max_step_up = 3;
+  step.max_step_down = 1;
+  ThroughputPolicy limited(profiled(false), step);
+  const Decision up = limited.tick(one_model(0, {prefill}))[0];
+  CHECK(up.target_replicas == 4);
+  CHECK_THAT(up.reason.text, Catch::EndsWith("; limited to 4 by the step limit"));
+  // No traffic on 6 replicas: the floor is 1, one step down allows 5.
+  VariantTickInput idle = variant("prefill", Role::kPrefill, {});
+  for (int i = 0; i < 6; ++i) idle.state.pods.push_back(pod("p" + std::to_string(i), 0, 0, 0, 0));
+  idle.state.current_replicas = 6;
+  CHECK(limited.tick(one_model(30, {idle}))[0].target_replicas == 5);
+}
+
+TEST_CASE("Replicas still loading are capacity on its way: the same demand is not asked for twice") {
+  ThroughputPolicy policy(profiled(false));
+  REQUIRE(policy.tick(one_model(0, {variant("prefill", Role::kPrefill, {pod("p0", 200, 100, 0)})}))[0].target_replicas == 15);
+  // Fourteen are loading; the one ready pod still takes all 200 req/s.
+  VariantTickInput loading = variant("prefill", Role::kPrefill, {pod("p0", 200, 100, 0)});
+  loading.state.current_replicas = 15;
+  loading.state.pending_replicas = 14;
+  loading.state.desired_replicas = 15;
+  const Decision d = policy.tick(one_model(30, {loading}))[0];
+  CHECK(d.target_replicas == 15);
+  CHECK(d.reason.code == ReasonCode::kHold);
+  // More demand waits for the loading replicas, as Dynamo writes no decision while the
+  // previous one has not landed; once they are ready it is asked for.
+  VariantTickInput more = loading;
+  more.state.pods[0] = pod("p0", 300, 100, 0);
+  const Decision waits = policy.tick(one_model(60, {more}))[0];
+  CHECK(waits.target_replicas == 15);
+  CHECK(waits.reason.code == ReasonCode::kPendingGuard);
+  CHECK_THAT(waits.reason.text, Catch::StartsWith("hold at 15: scale-up to 23 waits for the action in flight (14 replica(s) starting)"));
+  VariantTickInput landed = variant("prefill", Role::kPrefill, {});
+  for (int i = 0; i < 15; ++i) landed.state.pods.push_back(pod("p" + std::to_string(i), 20, 100, 0));
+  CHECK(policy.tick(one_model(90, {landed}))[0].target_replicas == 23);  // ceil(300 / 13.33)
 }
 
 TEST_CASE("With forward passes the throughput floor bounds the load loop from below") {
