@@ -26,10 +26,15 @@ ModelObservation learn_model(const ModelTickInput& m, const PolicyConfig& config
     cs.prior_s = v.configured_cold_start_s;
     for (double sample : v.new_cold_starts_s) cs = observe_cold_start(cs, sample, kColdStart);
     out.horizon_s = std::max(out.horizon_s, cold_start_estimate_s(cs, kColdStart));
-    VariantInput in{v.state.spec, v.state.pods, v.state.current_replicas, v.state.pending_replicas, std::nullopt};
+    // A frozen scrape repeats old figures: the tuner must not learn them again, and
+    // they are no evidence of the load now.
+    const bool usable = !unusable_metrics(v.state, max_sample_age_s(interval_s));
+    VariantInput in{v.state.spec, usable ? v.state.pods : std::vector<PodMetrics>{}, v.state.current_replicas,
+                    v.state.pending_replicas, std::nullopt};
     if (auto it = learned.tuners.find(key); it != learned.tuners.end()) in.tuner = it->second;
     inputs.push_back(std::move(in));
-    if (!unusable_metrics(v.state)) out.usable = true;
+    if (usable) out.usable = true;
+    if (!usable) continue;
     for (const PodMetrics& p : v.state.pods) {
       if (std::isfinite(p.queue_length)) out.waiting_requests += std::max(0.0, p.queue_length);
       if (std::isfinite(p.arrival_rate_rps)) pod_rate += std::max(0.0, p.arrival_rate_rps);
