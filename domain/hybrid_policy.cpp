@@ -129,7 +129,7 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   }
   if (!any_capacity) return saturation_fallback(seen.variants, saturation_);
   signal.supply = supply;
-  // Bursts shorter than a cold start are only served by capacity that was kept.
+  // Capacity outlives the demand that needed it by the configured cooldown.
   auto& recent = recent_demand_[model_id_key(m.model)];
   if (seen.usable) recent.emplace_back(now_s, demand);
   const double keep_s = config_.scale_down_cooldown_s;

@@ -1,12 +1,13 @@
 // `hybrid`, capstan's default policy (docs/policies.md has the reasoning and formulas):
 //   demand  D = max(forecast of the request rate at the variant's cold-start horizon,
-//                   observed rate + backlog / drain time)
+//                   observed rate + the backlog still waiting when new replicas can be
+//                   ready (backlog_projection.hpp) / drain time)
 //   capacity per replica c_v = min(lambda* at the SLO, the rate keeping
 //                   P(TTFT > target) <= p) from the EKF-learned queue model
 //   supply  = sum over variants of c_v x replicas, starting ones included
 // Missing capacity goes to the most cost-efficient variant; spare capacity (beyond a
-// 15% margin over the peak demand of the last cold start + cooldown, because released
-// replicas cannot return sooner) comes off the most expensive one; the shared finisher then applies the
+// 15% margin over the peak demand of the last scale-down cooldown) comes off the
+// least cost-efficient one; the shared finisher then applies the
 // metric guard, step limit, enforcer and GPU budget. A model with nothing learned yet
 // falls back to WVA's saturation rule, which needs no parameters.
 #pragma once
@@ -40,7 +41,7 @@ class HybridPolicy : public Policy {
   LearnedModels learned_;
   std::map<std::string, TrafficForecastState> forecasts_;  // by model key
   // Recent (time, demand) per model: capacity is released only below the peak of the
-  // last cold start + cooldown, since what is released cannot return sooner.
+  // last scale-down cooldown.
   std::map<std::string, std::deque<std::pair<double, double>>> recent_demand_;
   // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
   // one tick's drifting fit does not move replicas.
