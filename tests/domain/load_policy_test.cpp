@@ -123,7 +123,7 @@ TEST_CASE("One engine under the target holds: scale-up needs every engine above 
   CHECK(step.request.reason.code == ReasonCode::kHold);
 }
 
-TEST_CASE("Every engine below target x sensitivity scales down by one; between holds") {
+TEST_CASE("Every engine below target x sensitivity scales down by one, and between holds") {
   const LoadStep down = decode_tick(trained_decode(), 3, {5000, 5000, 6000});  // 61, 61, 71 < 80
   CHECK(down.request.target_replicas == 2);
   CHECK(down.request.reason.code == ReasonCode::kScaleDown);

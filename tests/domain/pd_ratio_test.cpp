@@ -41,7 +41,7 @@ TEST_CASE("Ratios that land on a bound exactly count as inside it") {
   CHECK(keep_ratio_band(7, 10, {0, 0.7}).adjustment.empty());
 }
 
-TEST_CASE("No prefill is asked for while decode is at zero; an empty model stays empty") {
+TEST_CASE("No prefill is asked for while decode is at zero, and an empty model stays empty") {
   CHECK(keep_ratio_band(0, 0, {0.5, 1}).adjustment.empty());
   const PdTargets t = keep_ratio_band(2, 0, {0.5, 1});  // prefill without decode serves nothing
   CHECK(t.decode == 2);

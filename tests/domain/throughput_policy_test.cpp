@@ -125,7 +125,7 @@ TEST_CASE("No predicted traffic brings the variant down to its minimum") {
   CHECK_THAT(s.request.reason.text, Catch::Contains("no traffic predicted"));
 }
 
-TEST_CASE("A scale-down waits while an action is in flight; pending replicas count as capacity") {
+TEST_CASE("A scale-down waits while an action is in flight, and pending replicas count as capacity") {
   VariantTickInput in = variant("decode", Role::kDecode, {pod("a", 10, 0, 15)});
   in.state.current_replicas = 3;  // two more starting
   in.state.pending_replicas = 2;

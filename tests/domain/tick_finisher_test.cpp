@@ -114,7 +114,7 @@ TEST_CASE("Stale pod metrics, older than two tick intervals, hold like missing o
   CHECK(finish_tick({wishes(m, {1})}, PolicyConfig{}, 60, 30, state, kNoEnforcer)[0].target_replicas == 1);
 }
 
-TEST_CASE("A policy's own verdict on its data holds; pod metrics are not checked for a policy that reads none") {
+TEST_CASE("A policy's own verdict on its data holds, and pod metrics are not checked for a policy that reads none") {
   const ModelTickInput m = model("m", {{"a", 3}, {"b", 3, Role::kBoth, 1, 20, 1, /*reported=*/false}});
   FinisherState state;
   state.last_good_target["ns/m/a"] = 5;
