@@ -81,7 +81,7 @@ TEST_CASE("More servers never raise the probability of waiting") {
   }
 }
 
-TEST_CASE("Thousands of servers stay finite and inside [0, 1]") {
+TEST_CASE("Thousands of servers stay finite and between 0 and 1") {
   auto r = erlang_c({4990, 1, 5000}, 0.01);
   REQUIRE(r.ok());
   CHECK(std::isfinite(r->p_wait));
