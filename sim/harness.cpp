@@ -80,15 +80,7 @@ RunReport combined_report(const std::vector<std::unique_ptr<Simulation>>& sims, 
   }
   std::stable_sort(r.scale_actions.begin(), r.scale_actions.end(),
                    [](const ScaleAction& a, const ScaleAction& b) { return a.time_s < b.time_s; });
-  r.completed = all.completed();
-  r.failed = all.failed();
-  r.ttft_p50_ms = all.ttft_ms().percentile(50);
-  r.ttft_p99_ms = all.ttft_ms().percentile(99);
-  r.itl_p50_ms = all.itl_ms().percentile(50);
-  r.itl_p99_ms = all.itl_ms().percentile(99);
-  r.e2e_mean_s = r.completed > 0 ? all.e2e_sum_s() / static_cast<double>(r.completed) : 0;
-  const long long finished = r.completed + r.failed;
-  r.slo_attainment = finished > 0 ? static_cast<double>(all.met_slo()) / static_cast<double>(finished) : 0;
+  fill_outcomes(r, all);
   return r;
 }
 

@@ -13,14 +13,9 @@ double percentile(std::vector<double> values, double q) {
   return values[std::min(values.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
-RunReport make_run_report(const OutcomeStats& outcomes, long long arrived, const Fleet& fleet,
-                          double now_s) {
-  RunReport r;
-  r.duration_s = now_s;
-  r.requests = arrived;
+void fill_outcomes(RunReport& r, const OutcomeStats& outcomes) {
   r.completed = outcomes.completed();
   r.failed = outcomes.failed();
-  r.in_flight = arrived - r.completed - r.failed;
   r.ttft_p50_ms = outcomes.ttft_ms().percentile(50);
   r.ttft_p99_ms = outcomes.ttft_ms().percentile(99);
   r.itl_p50_ms = outcomes.itl_ms().percentile(50);
@@ -29,6 +24,15 @@ RunReport make_run_report(const OutcomeStats& outcomes, long long arrived, const
   const long long finished = r.completed + r.failed;
   r.slo_attainment =
       finished > 0 ? static_cast<double>(outcomes.met_slo()) / static_cast<double>(finished) : 0;
+}
+
+RunReport make_run_report(const OutcomeStats& outcomes, long long arrived, const Fleet& fleet,
+                          double now_s) {
+  RunReport r;
+  r.duration_s = now_s;
+  r.requests = arrived;
+  fill_outcomes(r, outcomes);
+  r.in_flight = arrived - r.completed - r.failed;
   r.replica_hours = fleet.replica_seconds(now_s) / 3600.0;
   r.gpu_hours = fleet.gpu_seconds(now_s) / 3600.0;
   r.cost = fleet.cost(now_s);

@@ -31,6 +31,9 @@ struct RunReport {
   std::vector<ScaleAction> scale_actions;
 };
 
+// The request figures of a report (counts, latency percentiles, SLO attainment).
+void fill_outcomes(RunReport& report, const OutcomeStats& outcomes);
+
 RunReport make_run_report(const OutcomeStats& outcomes, long long arrived, const Fleet& fleet,
                           double now_s);
 
