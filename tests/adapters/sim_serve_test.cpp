@@ -132,7 +132,7 @@ TEST_CASE("PATCH scale to N+1 is read back at once and the new pod is ready afte
   CHECK(s.process.terminate() == 0);
 }
 
-TEST_CASE("a bad Scale PATCH gets a 400 Status naming the field; unknown deployments and media types are refused") {
+TEST_CASE("a bad Scale PATCH gets a 400 Status naming the field, unknown deployments and media types are refused") {
   Served s;
   auto bad_json = s.patch(kScale, R"({"spec":{"replicas":)");
   CHECK(bad_json.status == 400);

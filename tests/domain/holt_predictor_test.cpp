@@ -71,7 +71,7 @@ TEST_CASE("Holt ignores gaps in the series") {
   CHECK(after_gap.level == s.level);
 }
 
-TEST_CASE("Holt rejects a smoothing weight outside (0, 1] naming it") {
+TEST_CASE("Holt rejects a smoothing weight outside 0 < w <= 1 naming it") {
   auto bad = make_holt_state(HoltConfig::with_alpha(1.5));
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message.find("holt.alpha") != std::string::npos);

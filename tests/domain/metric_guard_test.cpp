@@ -67,7 +67,7 @@ TEST_CASE("Metrics older than twice the tick interval are stale and say how old"
   CHECK_FALSE(unusable_metrics(variant({pod("a", 60)}), 60).has_value());  // at the limit: still usable
 }
 
-TEST_CASE("One fresh pod keeps a variant usable; without a limit age is not judged") {
+TEST_CASE("One fresh pod keeps a variant usable, without a limit age is not judged") {
   CHECK_FALSE(unusable_metrics(variant({pod("a", 600), pod("b", 0)}), 60).has_value());
   CHECK_FALSE(unusable_metrics(variant({pod("a", 600)})).has_value());
   CHECK_FALSE(unusable_metrics(variant({pod("a", 600)}), 0).has_value());

@@ -151,7 +151,7 @@ TEST_CASE("The policy sees arrival rate, upstream queue and recent forward passe
   CHECK(v.state.spec.cost_per_replica == 2.0);
 }
 
-TEST_CASE("The same seed gives identical JSON bytes; another seed does not") {
+TEST_CASE("The same seed gives identical JSON bytes, another seed does not") {
   auto once = [](std::uint64_t seed) {
     auto fleet = one_variant_fleet(1, 30, 60, 0.05);
     std::vector<PolicyRun> runs;

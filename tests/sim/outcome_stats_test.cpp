@@ -39,7 +39,7 @@ LongRun run_for(double duration_s) {
 
 }  // namespace
 
-TEST_CASE("Attainment counts completed requests within both targets; failures miss") {
+TEST_CASE("Attainment counts completed requests within both targets, failures miss") {
   OutcomeStats stats({1000, 50});
   stats.add(done(0.5, 0.02));   // met
   stats.add(done(1.5, 0.02));   // TTFT over

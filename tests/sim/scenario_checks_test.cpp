@@ -188,7 +188,7 @@ TEST_CASE("below_last_good and metrics_missing_decisions fail a policy that drop
   CHECK(only_check(p, fixed).value == 0);
 }
 
-TEST_CASE("A policy's verdict is every check passing; the JSON carries exactly the issue's field names") {
+TEST_CASE("A policy's verdict is every check passing, the JSON carries exactly the issue's field names") {
   auto p = scenario(poisson(4), 300, {{"slo_attainment", 0.5, {}}, {"slo_attainment", 1.5, {}}});
   FixedPolicy fixed;
   auto r = run_scenario(p, fixed);
@@ -326,7 +326,7 @@ TEST_CASE("budget_exceeded_gpus fails a budget-blind policy and passes one that 
   CHECK(only_check(p, fixed).value == 2 * 4 - kBudget);  // never near it
 }
 
-TEST_CASE("budget_blocked_reasons counts budget reasons at the budget; a silent cap and a false claim score 0") {
+TEST_CASE("budget_blocked_reasons counts budget reasons at the budget, a silent cap and a false claim score 0") {
   auto p = budget_scenario({{"budget_blocked_reasons", 1, {}}});
   auto budgeted = one_more_each_budgeted(true);
   const CheckResult said = only_check(p, budgeted);

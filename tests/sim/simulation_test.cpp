@@ -52,7 +52,7 @@ TEST_CASE("Little's law holds on a long Poisson run within 2 percent") {
   CHECK(l_sampled == Approx(lambda_rps * report.e2e_mean_s).epsilon(0.02));
 }
 
-TEST_CASE("The same seed gives an identical report; another seed does not") {
+TEST_CASE("The same seed gives an identical report, another seed does not") {
   const auto a = scripted_run(42);
   const auto b = scripted_run(42);
   const auto c = scripted_run(43);
