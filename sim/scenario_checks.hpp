@@ -4,7 +4,7 @@
 // a lower bound (>= limit). A figure that cannot be measured (e.g. TTFT never came
 // back within the SLO) is NaN and fails; JSON writes it as null.
 //
-// The catalogue, by failure mode users report:
+// The catalogue, by failure mode users report (one file per family, sim/checks_*.cpp):
 //   oscillation      scale_actions_per_window, oscillations
 //   idle GPUs        time_to_floor_s, idle_gpu_hours
 //   blind to bursts  ttft_recovery_s, observed_queueing_ticks
