@@ -13,7 +13,7 @@ struct CodeName {
   const char* name;
 };
 
-constexpr std::array<CodeName, 14> kCodeNames{{
+constexpr std::array<CodeName, 15> kCodeNames{{
     {ReasonCode::kHold, "hold"},
     {ReasonCode::kScaleUp, "scale_up"},
     {ReasonCode::kScaleDown, "scale_down"},
@@ -28,6 +28,7 @@ constexpr std::array<CodeName, 14> kCodeNames{{
     {ReasonCode::kTransitioning, "transitioning"},
     {ReasonCode::kMetricsMissing, "metrics_missing"},
     {ReasonCode::kNoCapacityData, "no_capacity_data"},
+    {ReasonCode::kPdBand, "pd_band"},
 }};
 
 // ModelKey's own serialisation belongs to the shared JSON file; a decision writes its

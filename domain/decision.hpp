@@ -32,6 +32,7 @@ enum class ReasonCode {
   kTransitioning,   // the model has a variant in transition: no scaling at all
   kMetricsMissing,  // no pod reported what the policy needs
   kNoCapacityData,  // nothing known about a variant's per-replica capacity
+  kPdBand,          // raised to keep the model's prefill:decode ratio within its band
 };
 
 // Stable snake_case name ("scale_up", "budget_limited", ...).

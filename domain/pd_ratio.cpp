@@ -15,7 +15,7 @@ constexpr int kMaxRounds = 64;
 int at_least(double x) { return static_cast<int>(std::ceil(x - kSlack)); }
 
 std::string raised(const char* role, int from, int to) {
-  return std::string(role) + " raised " + std::to_string(from) + " -> " + std::to_string(to);
+  return std::string(role) + " " + std::to_string(from) + " -> " + std::to_string(to);
 }
 
 }  // namespace
@@ -38,11 +38,8 @@ std::optional<Error> validate(const RatioBand& b) {
 bool enabled(const RatioBand& b) { return b.min_prefill_per_decode > 0 || b.max_prefill_per_decode > 0; }
 
 std::string describe(const RatioBand& b) {
-  if (b.min_prefill_per_decode > 0 && b.max_prefill_per_decode > 0) {
-    return "within " + fmt_num(b.min_prefill_per_decode) + "-" + fmt_num(b.max_prefill_per_decode);
-  }
-  if (b.min_prefill_per_decode > 0) return ">= " + fmt_num(b.min_prefill_per_decode);
-  return "<= " + fmt_num(b.max_prefill_per_decode);
+  const std::string hi = b.max_prefill_per_decode > 0 ? fmt_num(b.max_prefill_per_decode) + "]" : "inf)";
+  return "[" + fmt_num(b.min_prefill_per_decode) + ", " + hi;
 }
 
 PdTargets keep_ratio_band(int prefill, int decode, const RatioBand& band) {
@@ -61,14 +58,12 @@ PdTargets keep_ratio_band(int prefill, int decode, const RatioBand& band) {
     }
     if (!changed) break;
   }
-  const std::string keep = " to keep P:D " + describe(band);
-  if (t.prefill != prefill && t.decode != decode) {
-    t.adjustment = raised("prefill", prefill, t.prefill) + " and " + raised("decode", decode, t.decode) + keep;
-  } else if (t.prefill != prefill) {
-    t.adjustment = raised("prefill", prefill, t.prefill) + keep + " (decode " + std::to_string(t.decode) + ")";
-  } else if (t.decode != decode) {
-    t.adjustment = raised("decode", decode, t.decode) + keep + " (prefill " + std::to_string(t.prefill) + ")";
-  }
+  if (t.prefill == prefill && t.decode == decode) return t;
+  std::string raise;
+  if (t.prefill != prefill) raise = raised("prefill", prefill, t.prefill);
+  if (t.decode != decode) raise += (raise.empty() ? "" : " and ") + raised("decode", decode, t.decode);
+  t.adjustment = "prefill:decode " + std::to_string(prefill) + ":" + std::to_string(decode) + " outside band " +
+                 describe(band) + ": raise " + raise;
   return t;
 }
 

@@ -25,14 +25,14 @@ std::optional<Error> validate(const RatioBand& band);
 // Whether either bound is set.
 bool enabled(const RatioBand& band);
 
-// "within 0.5-1", ">= 0.5" or "<= 2".
+// The band as an interval of prefill per decode: "[0.5, 1]", "[0.5, inf)" or "[0, 2]".
 std::string describe(const RatioBand& band);
 
 struct PdTargets {
   int prefill = 0;
   int decode = 0;
   // Empty when the band already held, else one sentence with the figures:
-  // "prefill raised 2 -> 3 to keep P:D within 0.5-1 (decode 6)".
+  // "prefill:decode 2:6 outside band [0.5, 1]: raise prefill 2 -> 3".
   std::string adjustment;
 };
 

@@ -128,7 +128,7 @@ void keep_band(ModelWork& w, const PolicyConfig& config) {
   for (size_t i = 0; i < w.variants.size(); ++i) {
     if (!w.band_raised[i]) continue;
     ScalingRequest& r = w.requests[i];
-    r.reason = {direction_code(r.current_replicas, r.target_replicas),
+    r.reason = {ReasonCode::kPdBand,
                 describe_change(r.current_replicas, r.target_replicas) + ": " + w.band_sentence +
                     " (before the band: " + before[i].reason.text + ")"};
   }

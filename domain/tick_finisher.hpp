@@ -10,8 +10,8 @@
 //   3. P:D band: in a model with prefill and decode variants, the summed targets of the
 //      two roles are brought into pd_band by raising the lagging role (pd_ratio.hpp), a
 //      replica at a time on that role's cheapest variant with room below its
-//      max_replicas and within max_step_up; the raised variants' reasons say so with
-//      the figures.
+//      max_replicas and within max_step_up; the raised variants' reasons (code pd_band)
+//      say so with the figures.
 //   4. enforcer, when FinishOptions::enforcer: the WVA enforcer's scale to/from zero,
 //      pending guard, scale-down cooldown and min/max bounds (enforcer.hpp). Off for the
 //      restated peers (throughput, load, hpa), whose originals pace and bound

@@ -6,7 +6,7 @@
 using namespace capstan;
 
 TEST_CASE("Every reason code has a stable snake_case name that parses back") {
-  for (int i = 0; i <= static_cast<int>(ReasonCode::kNoCapacityData); ++i) {
+  for (int i = 0; i <= static_cast<int>(ReasonCode::kPdBand); ++i) {
     const auto code = static_cast<ReasonCode>(i);
     const std::string name = to_string(code);
     INFO(name);
@@ -18,6 +18,7 @@ TEST_CASE("Every reason code has a stable snake_case name that parses back") {
   CHECK(std::string(to_string(ReasonCode::kScaleUp)) == "scale_up");
   CHECK(std::string(to_string(ReasonCode::kBudgetLimited)) == "budget_limited");
   CHECK(std::string(to_string(ReasonCode::kPendingGuard)) == "pending_guard");
+  CHECK(std::string(to_string(ReasonCode::kPdBand)) == "pd_band");
 }
 
 TEST_CASE("An unknown reason code is an error naming the text") {

@@ -11,18 +11,18 @@ TEST_CASE("The P:D band raises the lagging role and never lowers one") {
   auto t = keep_ratio_band(1, 6, band);
   CHECK(t.prefill == 3);
   CHECK(t.decode == 6);
-  CHECK(t.adjustment == "prefill raised 1 -> 3 to keep P:D within 0.5-2 (decode 6)");
+  CHECK(t.adjustment == "prefill:decode 1:6 outside band [0.5, 2]: raise prefill 1 -> 3");
   t = keep_ratio_band(9, 2, band);
   CHECK(t.prefill == 9);
   CHECK(t.decode == 5);
-  CHECK(t.adjustment == "decode raised 2 -> 5 to keep P:D within 0.5-2 (prefill 9)");
+  CHECK(t.adjustment == "prefill:decode 9:2 outside band [0.5, 2]: raise decode 2 -> 5");
   t = keep_ratio_band(4, 4, band);
   CHECK(t.adjustment.empty());
 }
 
 TEST_CASE("A one-sided band states its one bound") {
-  CHECK(keep_ratio_band(1, 4, {0.5, 0}).adjustment == "prefill raised 1 -> 2 to keep P:D >= 0.5 (decode 4)");
-  CHECK(keep_ratio_band(5, 1, {0, 2}).adjustment == "decode raised 1 -> 3 to keep P:D <= 2 (prefill 5)");
+  CHECK(keep_ratio_band(1, 4, {0.5, 0}).adjustment == "prefill:decode 1:4 outside band [0.5, inf): raise prefill 1 -> 2");
+  CHECK(keep_ratio_band(5, 1, {0, 2}).adjustment == "prefill:decode 5:1 outside band [0, 2]: raise decode 1 -> 3");
   CHECK(keep_ratio_band(50, 1, {0.5, 0}).adjustment.empty());
 }
 
@@ -33,7 +33,7 @@ TEST_CASE("A narrow band is met on both sides even when rounding one raise break
   CHECK(t.decode == 4);
   CHECK(t.prefill >= 0.5 * t.decode);
   CHECK(t.prefill <= 0.6 * t.decode);
-  CHECK(t.adjustment == "prefill raised 1 -> 2 and decode raised 3 -> 4 to keep P:D within 0.5-0.6");
+  CHECK(t.adjustment == "prefill:decode 1:3 outside band [0.5, 0.6]: raise prefill 1 -> 2 and decode 3 -> 4");
 }
 
 TEST_CASE("Ratios that land on a bound exactly count as inside it") {

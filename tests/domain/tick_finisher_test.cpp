@@ -147,15 +147,17 @@ TEST_CASE("The P:D band raises the lagging role on its cheapest variant with roo
   CHECK(d[1].target_replicas == 1);
   CHECK(d[2].target_replicas == 0);
   CHECK(d[3].target_replicas == 6);
-  CHECK(d[1].reason.code == ReasonCode::kScaleUp);
+  CHECK(d[1].reason.code == ReasonCode::kPdBand);
   CHECK(d[1].reason.text ==
-        "scale up 0 -> 1: prefill raised 2 -> 3 to keep P:D within 0.5-1 (decode 6) (before the band: hold at 0: policy)");
+        "scale up 0 -> 1: prefill:decode 2:6 outside band [0.5, 1]: raise prefill 2 -> 3 (before the band: hold at 0: "
+        "policy)");
   CHECK(d[0].reason.text == "hold at 2: policy");
 
   // The other side: too much prefill raises decode.
   const auto up = finish_tick({wishes(m, {2, 4, 0, 4})}, config, 30, 30, state, kNoEnforcer);
   CHECK(up[3].target_replicas == 6);
-  CHECK_THAT(up[3].reason.text, Catch::Contains("decode raised 4 -> 6 to keep P:D within 0.5-1 (prefill 6)"));
+  CHECK(up[3].reason.code == ReasonCode::kPdBand);
+  CHECK_THAT(up[3].reason.text, Catch::Contains("prefill:decode 6:4 outside band [0.5, 1]: raise decode 4 -> 6"));
 }
 
 TEST_CASE("The P:D band is left alone in a model without both roles, and when off") {
@@ -179,8 +181,9 @@ TEST_CASE("Stage order: the band works on step-limited targets and its raise sta
   const auto d = finish_tick({wishes(m, {1, 8})}, config, 0, 30, state, kNoEnforcer);
   CHECK(d[1].target_replicas == 3);
   CHECK(d[0].target_replicas == 2);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("prefill raised 1 -> 3 to keep P:D >= 1 (decode 3); 1 replica(s) of "
-                                               "that found no room below max replicas and the step limit"));
+  CHECK_THAT(d[0].reason.text, Catch::Contains("prefill:decode 1:3 outside band [1, inf): raise prefill 1 -> 3; 1 "
+                                               "replica(s) of that found no room below max replicas and the step "
+                                               "limit"));
 }
 
 TEST_CASE("The GPU budget is never exceeded and is shared by priority across models") {
@@ -220,7 +223,7 @@ TEST_CASE("The budget fills a band raise before the model's other scale-ups, and
   CHECK(t[1].target_replicas == 2);
   CHECK(t[1].reason.code == ReasonCode::kBudgetLimited);
   CHECK_THAT(t[1].reason.text, Catch::Contains("GPU budget"));
-  CHECK_THAT(t[1].reason.text, Catch::Contains("prefill raised 2 -> 3 to keep P:D within 0.5-1 (decode 6)"));
+  CHECK_THAT(t[1].reason.text, Catch::Contains("prefill:decode 2:6 outside band [0.5, 1]: raise prefill 2 -> 3"));
 }
 
 TEST_CASE("The WVA enforcer's cooldown runs only when asked for") {
