@@ -52,6 +52,10 @@ struct ModelTickInput {
   ModelKey model;
   std::vector<VariantTickInput> variants;
   double upstream_queue = 0;   // requests held by the router (EPP flow-control queue)
+  // Prefilled requests waiting at the router for a decode replica (prefill/decode
+  // splits only; their KV is still held on a prefill replica): the decode role's
+  // backlog besides its pods' own waiting requests.
+  double decode_queue = 0;
   double arrival_rate_rps = 0; // requests that reached the model this window, router view
   int priority = 1;            // for shared GPU budgets: higher is served first
 };

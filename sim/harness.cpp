@@ -142,6 +142,7 @@ TickInput to_tick_input(const Observation& obs, const FleetConfig& fleet,
   ModelTickInput model;
   model.model = {model_namespace, fleet.model};
   model.upstream_queue = static_cast<double>(obs.upstream_queue_size);
+  model.decode_queue = static_cast<double>(obs.decode_queue_size);
   model.arrival_rate_rps = obs.window_s > 0 ? static_cast<double>(obs.arrivals) / obs.window_s : 0;
   for (std::size_t i = 0; i < obs.variants.size(); ++i) {
     const VariantObservation& vo = obs.variants[i];
