@@ -59,6 +59,7 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
 
   const double horizon_s = seen.horizon_s;
   const TrafficSample ahead = forecast(forecaster, horizon_s / interval_s);
+  if (is_split(m)) return plan_split(m, seen, ahead.rate_rps, now_s, interval_s);
   TrafficSample shape = ahead;
   if (!(shape.avg_input_tokens > 0)) shape = seen.now;
 
@@ -164,6 +165,24 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   return requests;
 }
 
+// Each role of a prefill/decode split sized on its own (role_sizing.hpp), with the
+// replicas still starting tracked as for a whole model.
+std::vector<ScalingRequest> HybridPolicy::plan_split(const ModelTickInput& m, const ModelObservation& seen,
+                                                     double forecast_rps, double now_s, double interval_s) {
+  SplitTick tick{now_s, interval_s, seen.horizon_s, forecast_rps, seen.now.rate_rps, seen.usable, {}};
+  for (const VariantTickInput& v : m.variants) {
+    const std::string key = variant_id_key(m.model, v.state.spec.name);
+    auto& started = starting_since_[key];
+    const auto starting = static_cast<size_t>(std::max(0, v.state.pending_replicas));
+    while (started.size() > starting) started.pop_front();
+    while (started.size() < starting) started.push_back(now_s - interval_s);
+    const double cold_start_s = cold_start_estimate_s(learned_.cold_starts[key], ColdStartConfig{});
+    auto& ready_in = tick.starting_ready_in_s.emplace_back();
+    for (double since : started) ready_in.push_back(std::max(0.0, cold_start_s - (now_s - since)));
+  }
+  return plan_split_model(m, tick, config_, split_);
+}
+
 std::vector<Decision> HybridPolicy::tick(const TickInput& input) {
   std::vector<ModelRequests> wishes;
   for (const ModelTickInput& m : input.models) {
@@ -180,6 +199,7 @@ nlohmann::json HybridPolicy::save_state() const {
           {"recent_demand", recent},
           {"recent_capacity", recent_capacity_},
           {"starting_since", starting_since_},
+          {"split", split_},
           {"finisher", finisher_}};
 }
 
@@ -196,6 +216,7 @@ Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
     recent_demand_ = std::move(recent);
     recent_capacity_ = state.at("recent_capacity").get<std::map<std::string, std::deque<double>>>();
     starting_since_ = state.value("starting_since", std::map<std::string, std::deque<double>>{});
+    split_ = state.contains("split") ? state.at("split").get<SplitSizingState>() : SplitSizingState{};
     learned_ = std::move(learned);
     forecasts_ = std::move(forecasts);
     finisher_ = std::move(finisher);

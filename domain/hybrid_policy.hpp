@@ -10,6 +10,11 @@
 // least cost-efficient one; the shared finisher then applies the
 // metric guard, step limit, enforcer and GPU budget. A model with nothing learned yet
 // falls back to WVA's saturation rule, which needs no parameters.
+//
+// A model split into prefill and decode variants is sized per role instead
+// (role_sizing.hpp): each role carries the model's whole request rate, from the same
+// forecast, with its own backlog and a per-replica capacity learned from its own
+// forward passes.
 #pragma once
 
 #include <deque>
@@ -19,6 +24,7 @@
 
 #include "domain/model_learning.hpp"
 #include "domain/policy.hpp"
+#include "domain/role_sizing.hpp"
 #include "domain/saturation.hpp"
 #include "domain/tick_finisher.hpp"
 #include "domain/traffic_forecast.hpp"
@@ -35,6 +41,8 @@ class HybridPolicy : public Policy {
 
  private:
   std::vector<ScalingRequest> plan_model(const ModelTickInput& model, double now_s, double interval_s);
+  std::vector<ScalingRequest> plan_split(const ModelTickInput& model, const ModelObservation& seen,
+                                         double forecast_rps, double now_s, double interval_s);
 
   PolicyConfig config_;
   SaturationConfig saturation_;
@@ -48,6 +56,7 @@ class HybridPolicy : public Policy {
   std::map<std::string, std::deque<double>> recent_capacity_;
   // When each replica still starting was asked for, oldest first, per variant.
   std::map<std::string, std::deque<double>> starting_since_;
+  SplitSizingState split_;  // models split into prefill and decode variants
   FinisherState finisher_;
 };
 
