@@ -51,6 +51,42 @@ struct Search {
   }
 };
 
+// The plan for one window: the cheapest mix per group of variants that serve requests
+// whole, i.e. all of a role-both fleet, or each role of a prefill/decode split, since
+// every request needs one of each.
+std::vector<int> plan_window(const FleetConfig& fleet, const std::vector<MixOption>& options, double demand_rps) {
+  std::vector<int> plan(options.size(), 0);
+  for (Role role : {Role::kBoth, Role::kPrefill, Role::kDecode}) {
+    std::vector<MixOption> group;
+    std::vector<std::size_t> at;
+    for (std::size_t i = 0; i < options.size(); ++i)
+      if (fleet.variants[i].role == role) {
+        group.push_back(options[i]);
+        at.push_back(i);
+      }
+    if (group.empty()) continue;
+    const std::vector<int> mix = cheapest_mix(group, demand_rps);
+    for (std::size_t k = 0; k < at.size(); ++k) plan[at[k]] = mix[k];
+  }
+  return plan;
+}
+
+// Every group (see plan_window) has a variant that sustains a positive rate.
+bool serves_requests(const FleetConfig& fleet, const std::vector<SustainableRate>& rates) {
+  bool any = false;
+  for (Role role : {Role::kBoth, Role::kPrefill, Role::kDecode}) {
+    bool present = false, positive = false;
+    for (std::size_t i = 0; i < rates.size(); ++i)
+      if (fleet.variants[i].role == role) {
+        present = true;
+        positive = positive || rates[i].rate_rps > 0;
+      }
+    if (present && !positive) return false;
+    any = any || positive;
+  }
+  return any;
+}
+
 }  // namespace
 
 std::vector<int> cheapest_mix(const std::vector<MixOption>& options, double demand_rps) {
@@ -82,14 +118,15 @@ Oracle compute_oracle(const FleetConfig& fleet, const TraceDemand& demand, const
                                              ? std::vector<TokenLengths>{{1, 1}}
                                              : demand.length_sample);
   std::vector<MixOption> by_gpus, by_cost;
-  for (const auto& v : fleet.variants) {
+  for (std::size_t i = 0; i < fleet.variants.size(); ++i) {
+    const VariantConfig& v = fleet.variants[i];
     oracle.variants.push_back(v.name);
-    oracle.sustainable.push_back(sustainable_rate(v, fleet.client_timeout_s, lengths, slo, options.rate));
+    oracle.sustainable.push_back(sustainable_rate(fleet, i, lengths, slo, options.rate));
     const double rate = oracle.sustainable.back().rate_rps;
-    if (rate > 0) oracle.feasible = true;
     by_gpus.push_back({rate, static_cast<double>(v.gpus_per_replica), v.min_replicas, v.max_replicas});
     by_cost.push_back({rate, v.cost_per_replica_hour, v.min_replicas, v.max_replicas});
   }
+  oracle.feasible = serves_requests(fleet, oracle.sustainable);
   if (!oracle.feasible || demand.requests == 0) return oracle;
 
   const double end_s = demand.last_arrival_s;
@@ -108,11 +145,19 @@ Oracle compute_oracle(const FleetConfig& fleet, const TraceDemand& demand, const
       if (b_start + demand.bucket_s <= start_s || b_start >= start_s + options.window_s) continue;
       w.demand_rps = std::max(w.demand_rps, static_cast<double>(demand.arrivals_per_bucket[b]) / demand.bucket_s);
     }
-    w.replicas = cheapest_mix(by_gpus, w.demand_rps);
-    w.cost_replicas = cheapest_mix(by_cost, w.demand_rps);
-    double capacity = 0;
-    for (std::size_t i = 0; i < w.replicas.size(); ++i) capacity += w.replicas[i] * by_gpus[i].rate_per_replica_rps;
-    w.over_capacity = capacity < w.demand_rps;
+    w.replicas = plan_window(fleet, by_gpus, w.demand_rps);
+    w.cost_replicas = plan_window(fleet, by_cost, w.demand_rps);
+    // Each group must cover the demand: a split's capacity is its weaker role's.
+    for (Role role : {Role::kBoth, Role::kPrefill, Role::kDecode}) {
+      bool present = false;
+      double capacity = 0;
+      for (std::size_t i = 0; i < w.replicas.size(); ++i)
+        if (fleet.variants[i].role == role) {
+          present = true;
+          capacity += w.replicas[i] * by_gpus[i].rate_per_replica_rps;
+        }
+      if (present && capacity < w.demand_rps) w.over_capacity = true;
+    }
     if (w.over_capacity) ++oracle.windows_over_capacity;
     for (std::size_t i = 0; i < fleet.variants.size(); ++i) {
       const auto& v = fleet.variants[i];

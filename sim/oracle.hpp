@@ -3,12 +3,17 @@
 // the trace (sim/README.md, "The oracle").
 //
 // 1. Per variant, the sustainable rate of one replica at the SLO under the trace's
-//    own token-length mix (sustainable_rate.hpp).
+//    own token-length mix (sustainable_rate.hpp). A variant of a prefill/decode split
+//    is probed beside enough replicas of the other role that they never limit it, so
+//    its figure is its own role's.
 // 2. Per window of window_s, the demand is the highest arrival rate over the
 //    demand_bucket_s buckets inside it; the plan is the fewest-GPU mix of replicas
 //    (within each variant's [min, max]) whose sustainable rates add up to it. A
 //    second plan minimises cost the same way (cost per sustainable rate), for the
 //    cost bound. A window whose demand exceeds every replica at max gets them all.
+//    In a prefill/decode split every request passes through both roles, so each role
+//    gets its own mix covering the whole demand; the split is feasible only when both
+//    roles sustain a positive rate.
 // 3. Each plan holds its replicas for the window; every increase from one window to
 //    the next is started pending_s + cold_start_s ahead, and that start-up time is
 //    charged. The fleet's initial replicas are warm at t = 0, as for the policies.

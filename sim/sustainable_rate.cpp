@@ -8,16 +8,31 @@
 
 namespace capstan::sim {
 
-RateProbe probe_rate(const VariantConfig& variant, double client_timeout_s,
-                     const std::shared_ptr<LengthSource>& lengths, const SloTargets& slo,
-                     double rate_rps, const SustainableRateOptions& options) {
+namespace {
+
+// The fleet a probe of `variant` runs: one warm replica of it, and for a variant of a
+// prefill/decode split, options.counterpart_replicas warm replicas of `counterpart`.
+FleetConfig probe_fleet(const VariantConfig& variant, const VariantConfig* counterpart, double client_timeout_s,
+                        const KvTransferConfig& kv_transfer, const SustainableRateOptions& options) {
   FleetConfig fleet;
   fleet.model = "probe";
   fleet.client_timeout_s = client_timeout_s;
+  fleet.kv_transfer = kv_transfer;
   VariantConfig one = variant;
   one.initial_replicas = one.min_replicas = one.max_replicas = 1;
   one.server.client_timeout_s = client_timeout_s;
   fleet.variants.push_back(one);
+  if (counterpart != nullptr) {
+    VariantConfig other = *counterpart;
+    other.initial_replicas = other.min_replicas = other.max_replicas = std::max(1, options.counterpart_replicas);
+    other.server.client_timeout_s = client_timeout_s;
+    fleet.variants.push_back(other);
+  }
+  return fleet;
+}
+
+RateProbe probe_fleet_rate(const FleetConfig& fleet, const std::shared_ptr<LengthSource>& lengths,
+                           const SloTargets& slo, double rate_rps, const SustainableRateOptions& options) {
   const double duration_s =
       std::clamp(options.probe_requests / rate_rps, options.min_probe_s, options.max_probe_s);
   Simulation sim(fleet,
@@ -35,19 +50,17 @@ RateProbe probe_rate(const VariantConfig& variant, double client_timeout_s,
   return p;
 }
 
-SustainableRate sustainable_rate(const VariantConfig& variant, double client_timeout_s,
-                                 const std::shared_ptr<LengthSource>& lengths, const SloTargets& slo,
-                                 const SustainableRateOptions& options) {
+SustainableRate search_rate(const FleetConfig& fleet, const std::shared_ptr<LengthSource>& lengths,
+                            const SloTargets& slo, const SustainableRateOptions& options) {
   SustainableRate out;
   // The unloaded attainment: the same number of requests, so far apart that they
   // rarely meet.
   SustainableRateOptions alone = options;
   alone.max_probe_s = options.probe_requests / options.min_rate_rps;
-  out.unloaded_attainment =
-      probe_rate(variant, client_timeout_s, lengths, slo, options.min_rate_rps, alone).attainment;
+  out.unloaded_attainment = probe_fleet_rate(fleet, lengths, slo, options.min_rate_rps, alone).attainment;
   if (out.unloaded_attainment < options.attainment_target) return out;
   auto meets = [&](double rate_rps) {
-    out.probes.push_back(probe_rate(variant, client_timeout_s, lengths, slo, rate_rps, options));
+    out.probes.push_back(probe_fleet_rate(fleet, lengths, slo, rate_rps, options));
     return out.probes.back().attainment >= options.attainment_target;
   };
   double lo = 0, hi = 0;  // meets at lo (0: none found), fails at hi
@@ -85,6 +98,39 @@ SustainableRate sustainable_rate(const VariantConfig& variant, double client_tim
   }
   out.rate_rps = lo;
   return out;
+}
+
+}  // namespace
+
+RateProbe probe_rate(const VariantConfig& variant, double client_timeout_s,
+                     const std::shared_ptr<LengthSource>& lengths, const SloTargets& slo,
+                     double rate_rps, const SustainableRateOptions& options) {
+  return probe_fleet_rate(probe_fleet(variant, nullptr, client_timeout_s, {}, options), lengths, slo, rate_rps,
+                          options);
+}
+
+SustainableRate sustainable_rate(const VariantConfig& variant, double client_timeout_s,
+                                 const std::shared_ptr<LengthSource>& lengths, const SloTargets& slo,
+                                 const SustainableRateOptions& options) {
+  return search_rate(probe_fleet(variant, nullptr, client_timeout_s, {}, options), lengths, slo, options);
+}
+
+SustainableRate sustainable_rate(const FleetConfig& fleet, std::size_t variant,
+                                 const std::shared_ptr<LengthSource>& lengths, const SloTargets& slo,
+                                 const SustainableRateOptions& options) {
+  const VariantConfig& probed = fleet.variants.at(variant);
+  const VariantConfig* counterpart = nullptr;
+  if (probed.role != Role::kBoth) {
+    const Role other = probed.role == Role::kPrefill ? Role::kDecode : Role::kPrefill;
+    for (const VariantConfig& v : fleet.variants)
+      if (v.role == other) {
+        counterpart = &v;
+        break;
+      }
+    if (counterpart == nullptr) return {};  // half a split serves nothing
+  }
+  return search_rate(probe_fleet(probed, counterpart, fleet.client_timeout_s, fleet.kv_transfer, options), lengths,
+                     slo, options);
 }
 
 }  // namespace capstan::sim

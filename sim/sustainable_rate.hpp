@@ -34,6 +34,10 @@ struct SustainableRateOptions {
   double min_rate_rps = 1.0 / 1024;
   double max_rate_rps = 4096;
   std::uint64_t seed = 1;
+  // A variant of a prefill/decode split is probed beside this many warm replicas of the
+  // other role, so that they never limit it: one replica of either role of the shipped
+  // profiles serves 17-28 req/s, so 8 carry well past twice any one replica's rate.
+  int counterpart_replicas = 8;
 };
 
 struct RateProbe {
@@ -54,6 +58,15 @@ RateProbe probe_rate(const VariantConfig& variant, double client_timeout_s,
                      double rate_rps, const SustainableRateOptions& options);
 
 SustainableRate sustainable_rate(const VariantConfig& variant, double client_timeout_s,
+                                 const std::shared_ptr<LengthSource>& lengths, const SloTargets& slo,
+                                 const SustainableRateOptions& options = {});
+
+// The sustainable rate of one replica of fleet.variants[variant]: as above for a role-both
+// variant; a variant of a prefill/decode split is probed beside
+// options.counterpart_replicas replicas of the other role's first variant, over the
+// fleet's KV transfer, so the figure is its own role's (0 when the fleet has no variant
+// of the other role: half a split serves nothing).
+SustainableRate sustainable_rate(const FleetConfig& fleet, std::size_t variant,
                                  const std::shared_ptr<LengthSource>& lengths, const SloTargets& slo,
                                  const SustainableRateOptions& options = {});
 
