@@ -202,6 +202,30 @@ Result<std::vector<ModelSpec>> load_models(const std::string& path, const YAML::
   return out;
 }
 
+// `policy: {pd_band: [lo, hi], max_step_up, max_step_down}`: PolicyConfig knobs the
+// scenario sets for every policy it runs; errors named "policy.<key>".
+std::optional<Error> load_policy(const std::string& path, const YAML::Node& node, ScenarioPolicy& out) {
+  if (!node.IsMap())
+    return invalid_argument(path + ": policy must be a mapping of pd_band, max_step_up, max_step_down");
+  YamlFields f(path, node, "policy.");
+  reject_unknown_keys(f, node, {"pd_band", "max_step_up", "max_step_down"});
+  f.optional_int("max_step_up", out.max_step_up, 0, 1000000);
+  f.optional_int("max_step_down", out.max_step_down, 0, 1000000);
+  if (f.ok() && node["pd_band"]) {
+    const YAML::Node band = node["pd_band"];
+    try {
+      if (!band.IsSequence() || band.size() != 2) throw YAML::Exception(YAML::Mark(), "");
+      out.pd_band = {band[0].as<double>(), band[1].as<double>()};
+      if (auto e = validate(out.pd_band)) f.fail("pd_band", "must be a valid band: " + e->message);
+      else if (!enabled(out.pd_band)) f.fail("pd_band", "must set a bound (0 = none), got [0, 0]");
+    } catch (const YAML::Exception&) {
+      f.fail("pd_band", "must be a [min_prefill_per_decode, max_prefill_per_decode] pair of numbers");
+    }
+  }
+  if (!f.ok()) return f.error();
+  return std::nullopt;
+}
+
 // What the catalogue cannot check alone: budget checks need a budget, and a `model`
 // parameter must name one of the scenario's models.
 std::optional<Error> check_against_scenario(const std::string& path, const Scenario& s) {
@@ -229,7 +253,8 @@ Result<Scenario> load_scenario(const std::string& path) {
   YamlFields top(path, root);
   reject_unknown_keys(top, root,
                       {"name", "description", "fleet", "workload", "models", "gpu_budget", "duration_s", "tick_s",
-                       "seed", "slo", "scale_to_zero_retention_s", "scale_down_cooldown_s", "metrics_gap", "checks"});
+                       "seed", "slo", "scale_to_zero_retention_s", "scale_down_cooldown_s", "metrics_gap", "policy",
+                       "checks"});
   Scenario s;
   s.file = path;
   int seed = 1;
@@ -276,6 +301,8 @@ Result<Scenario> load_scenario(const std::string& path) {
     if (!gap.ok()) return gap.error();
     s.metrics_gap = g;
   }
+  if (top.ok() && root["policy"])
+    if (auto e = load_policy(path, root["policy"], s.policy)) return *e;
   if (!top.ok()) return top.error();
   s.seed = static_cast<std::uint64_t>(seed);
   if (several) {

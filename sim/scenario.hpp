@@ -14,6 +14,10 @@
 //   checks:
 //     - {check: ttft_recovery_s, limit: 330, at_s: 1800, until_s: 2400}
 //
+// Optional PolicyConfig knobs for every policy run on it:
+//
+//   policy: {pd_band: [0.4, 1.0], max_step_up: 2, max_step_down: 1}
+//
 // Several models replace `fleet` and `workload` with a list, all scaled by one policy:
 //
 //   models:
@@ -32,6 +36,7 @@
 #include <utility>
 #include <vector>
 
+#include "domain/pd_ratio.hpp"
 #include "domain/result.hpp"
 #include "domain/types.hpp"
 #include "sim/harness.hpp"
@@ -69,6 +74,13 @@ struct ModelSpec {
   int priority = 1;        // >= 1; higher is served first under the GPU budget
 };
 
+// PolicyConfig knobs a scenario sets for every policy it runs (`policy:`; defaults off).
+struct ScenarioPolicy {
+  RatioBand pd_band;      // `pd_band: [min_prefill_per_decode, max_prefill_per_decode]`
+  int max_step_up = 0;    // replicas per tick, 0 = unlimited
+  int max_step_down = 0;
+};
+
 struct Scenario {
   std::string name;
   std::string description;
@@ -82,6 +94,7 @@ struct Scenario {
   double scale_to_zero_retention_s = 0;  // 0 = off
   double scale_down_cooldown_s = 300;
   std::optional<MetricsGap> metrics_gap;
+  ScenarioPolicy policy;
   std::vector<CheckSpec> checks;
 };
 

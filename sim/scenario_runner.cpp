@@ -123,6 +123,9 @@ PolicyConfig policy_config(const Scenario& s) {
   c.scale_to_zero_retention_s = s.scale_to_zero_retention_s;
   c.scale_down_cooldown_s = s.scale_down_cooldown_s;
   c.gpu_budget = s.gpu_budget;
+  c.pd_band = s.policy.pd_band;
+  c.max_step_up = s.policy.max_step_up;
+  c.max_step_down = s.policy.max_step_down;
   return c;
 }
 
