@@ -28,6 +28,7 @@ std::vector<Entry> latency_checks();    // bursts and slow starts
 std::vector<Entry> metric_gap_checks();
 std::vector<Entry> budget_checks();
 std::vector<Entry> overall_checks();
+std::vector<Entry> disagg_checks();     // prefill/decode splits
 
 inline double param(const CheckSpec& spec, const std::string& key, double fallback) {
   auto it = spec.params.find(key);

@@ -15,7 +15,7 @@ const std::vector<Entry>& entries() {
   static const std::vector<Entry> all = [] {
     std::vector<Entry> out;
     for (auto family : {checks::stability_checks, checks::latency_checks, checks::metric_gap_checks,
-                        checks::budget_checks, checks::overall_checks}) {
+                        checks::budget_checks, checks::overall_checks, checks::disagg_checks}) {
       auto more = family();
       out.insert(out.end(), more.begin(), more.end());
     }

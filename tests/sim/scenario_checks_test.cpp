@@ -390,3 +390,60 @@ TEST_CASE("slo_attainment and ttft_p99_ms cover every model, or the one `model` 
   CHECK(r.value().checks[1].value == run.models[1].report.slo_attainment);
   CHECK(r.value().checks[2].value == run.models[0].report.ttft_p99_ms);
 }
+
+namespace {
+
+// The shipped 2 prefill + 2 decode fleet under a light load, with a P:D band of 0.4-1.
+PreparedScenario split_scenario(std::vector<CheckSpec> checks) {
+  PreparedScenario p;
+  p.scenario.name = "split";
+  p.scenario.file = "split.yaml";
+  p.scenario.models = {{"", poisson(6), 1}};
+  p.scenario.models[0].workload.lengths = {512, 0.5, 128, 0.5};
+  p.scenario.duration_s = 240;
+  p.scenario.tick_s = 30;
+  p.scenario.slo = {2000, 100};
+  p.scenario.policy.pd_band = {0.4, 1.0};
+  p.scenario.checks = std::move(checks);
+  auto fleet = load_fleet_config(std::string(CAPSTAN_SOURCE_DIR) + "/sim/scenarios/fleets/llama70b-disagg.yaml");
+  REQUIRE(fleet.ok());
+  p.fleets = {fleet.value()};
+  return p;
+}
+
+// Grows decode by one replica a tick and leaves prefill alone: the drift the band is for.
+TestPolicy decode_only_up() {
+  return TestPolicy("decode-only-up", [](int, const VariantTickInput& v) {
+    return v.state.current_replicas + (v.state.spec.role == Role::kDecode ? 1 : 0);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("roles_scaled fails a policy that scales one role or none, and passes one that scales both") {
+  const auto p = split_scenario({{"roles_scaled", 2, {}}});
+  FixedPolicy fixed;
+  auto decode_only = decode_only_up();
+  auto up = always_up();
+  CHECK(only_check(p, fixed).value == 0);
+  const CheckResult one = only_check(p, decode_only);
+  CHECK(one.value == 1);
+  CHECK_FALSE(one.passed);
+  const CheckResult both = only_check(p, up);
+  CHECK(both.value == 2);
+  CHECK(both.passed);
+}
+
+TEST_CASE("pd_ratio_outside_band counts ticks whose targets leave the band, and needs a band") {
+  auto p = split_scenario({{"pd_ratio_outside_band", 0, {}}});
+  FixedPolicy fixed;
+  auto decode_only = decode_only_up();
+  auto up = always_up();
+  CHECK(only_check(p, fixed).passed);  // 2:2
+  CHECK(only_check(p, up).passed);     // 3:3, 4:4, ...
+  const CheckResult drift = only_check(p, decode_only);
+  CHECK_FALSE(drift.passed);
+  CHECK(drift.value >= 3);  // 2:6 and below are under 0.4
+  p.scenario.policy.pd_band = {};
+  CHECK(std::isnan(only_check(p, fixed).value));
+}
