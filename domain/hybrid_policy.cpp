@@ -208,6 +208,7 @@ Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
     auto learned = state.at("learned").get<LearnedModels>();
     auto forecasts = state.at("forecasts").get<std::map<std::string, TrafficForecastState>>();
     auto finisher = state.at("finisher").get<FinisherState>();
+    auto split = state.contains("split") ? state.at("split").get<SplitSizingState>() : SplitSizingState{};
     std::map<std::string, std::deque<std::pair<double, double>>> recent;
     for (const auto& [k, v] : state.at("recent_demand").items()) {
       const auto pairs = v.get<std::vector<std::pair<double, double>>>();
@@ -216,7 +217,7 @@ Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
     recent_demand_ = std::move(recent);
     recent_capacity_ = state.at("recent_capacity").get<std::map<std::string, std::deque<double>>>();
     starting_since_ = state.value("starting_since", std::map<std::string, std::deque<double>>{});
-    split_ = state.contains("split") ? state.at("split").get<SplitSizingState>() : SplitSizingState{};
+    split_ = std::move(split);
     learned_ = std::move(learned);
     forecasts_ = std::move(forecasts);
     finisher_ = std::move(finisher);
