@@ -138,7 +138,9 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   double peak = demand;
   for (const auto& [t, d] : recent) peak = std::max(peak, d);
   signal.required = std::max(0.0, demand - supply);
-  signal.spare = std::max(0.0, supply - peak * (1 + kSpareMargin));
+  // Nothing is released while requests wait: the replicas holding them are the ones
+  // draining them, and a backlog is the wrong time to trust a spare-capacity figure.
+  signal.spare = queued ? 0.0 : std::max(0.0, supply - peak * (1 + kSpareMargin));
   signal.release_least_efficient_first = true;
   std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
 
@@ -148,7 +150,8 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
                           " req/s at t+" + fmt_num(std::round(horizon_s)) + " s, observed " + fmt_num(observed_rps) +
                           " req/s + backlog " + fmt_num(seen.backlog) + ", " + fmt_num(std::round(backlog_ahead)) +
                           " when new replicas are ready), peak " + fmt_num(peak) + " req/s over the last " +
-                          fmt_num(std::round(keep_s)) + " s, supply " + fmt_num(supply) + " req/s";
+                          fmt_num(std::round(keep_s)) + " s, supply " + fmt_num(supply) + " req/s" +
+                          (queued ? ", nothing released while " + fmt_num(seen.backlog) + " requests wait" : "");
   for (size_t i = 0; i < requests.size(); ++i) {
     ScalingRequest& r = requests[i];
     r.reason.text += "; " + why;

@@ -15,18 +15,6 @@ double budget_exceeded_gpus(const CheckSpec&, const CheckContext& c) {
   return static_cast<double>(most - c.scenario.gpu_budget);
 }
 
-// Each variant's target after a tick's decisions (its replicas where none decided),
-// clamped to the variant's bounds as the fleet applies it.
-std::vector<int> targets_after(const TickRecord& t, const CheckContext& c,
-                               const std::vector<const VariantConfig*>& variants) {
-  std::vector<int> out = t.replicas;
-  for (const Decision& d : t.decisions) {
-    const std::size_t i = variant_index(c.run, d);
-    if (i < out.size()) out[i] = std::clamp(d.target_replicas, variants[i]->min_replicas, variants[i]->max_replicas);
-  }
-  return out;
-}
-
 // Decisions with reason code budget_limited in ticks whose targets leave less than one
 // replica of the variant free below the budget: a budget reason that is true.
 double budget_blocked_reasons(const CheckSpec&, const CheckContext& c) {

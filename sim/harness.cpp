@@ -2,6 +2,7 @@
 #include "sim/harness.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <limits>
 #include <set>
@@ -36,6 +37,7 @@ TickRecord record_tick(double now_s, const std::vector<Observation>& observation
   for (std::size_t m = 0; m < observations.size(); ++m) {
     const Observation& obs = observations[m];
     rec.arrival_rate_rps += obs.window_s > 0 ? static_cast<double>(obs.arrivals) / obs.window_s : 0;
+    rec.arrived += static_cast<long long>(obs.arrivals);
     for (const auto& v : obs.variants) {
       rec.replicas.push_back(v.state.current);
       rec.ready.push_back(v.state.ready);
@@ -57,6 +59,35 @@ TickRecord record_tick(double now_s, const std::vector<Observation>& observation
   rec.itl_p99_ms = percentile(std::move(itl_ms), 99);
   return rec;
 }
+
+// TTFTs and failures by the tick window each request arrived in (TickRecord::arrived_*).
+struct ByArrival {
+  std::vector<std::vector<double>> ttft_ms;
+  std::vector<long long> failed;
+
+  void add(const std::vector<std::unique_ptr<Simulation>>& sims, double tick_s) {
+    for (const auto& sim : sims)
+      for (const auto& o : sim->recent_outcomes()) {
+        const auto k = static_cast<std::size_t>(std::max(0.0, std::ceil(o.arrival_s / tick_s) - 1));
+        if (k >= ttft_ms.size()) {
+          ttft_ms.resize(k + 1);
+          failed.resize(k + 1, 0);
+        }
+        if (o.failed) ++failed[k];
+        else ttft_ms[k].push_back(o.ttft_s * 1000.0);
+      }
+  }
+
+  void fill(std::vector<TickRecord>& series) {
+    for (std::size_t k = 0; k < series.size(); ++k) {
+      TickRecord& t = series[k];
+      const long long done = k < ttft_ms.size() ? static_cast<long long>(ttft_ms[k].size()) : 0;
+      t.arrived_failed = k < failed.size() ? failed[k] : 0;
+      t.arrived_unfinished = std::max(0LL, t.arrived - done - t.arrived_failed);
+      t.arrived_ttft_p99_ms = k < ttft_ms.size() ? percentile(std::move(ttft_ms[k]), 99) : 0;
+    }
+  }
+};
 
 // The run's report over several models (see PolicyRun::report).
 RunReport combined_report(const std::vector<std::unique_ptr<Simulation>>& sims, const PolicyRun& run) {
@@ -218,6 +249,7 @@ Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, con
   std::optional<TickInput> before_gap;  // the stale gap's frozen view
   bool policy_failed = false;
   double exhausted_at_s = -1;
+  ByArrival by_arrival;
   for (long long k = 1;; ++k) {
     // Times as k * tick, not repeated sums, so that long runs do not drift.
     const double t_s = static_cast<double>(k) * options.tick_s;
@@ -229,6 +261,7 @@ Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, con
     std::vector<Observation> observations;
     for (auto& sim : sims) observations.push_back(sim->observe());
     TickRecord rec = record_tick(t_s, observations, sims);
+    by_arrival.add(sims, options.tick_s);
     if (more && !policy_failed) {
       std::vector<Decision> decisions;
       try {
@@ -277,6 +310,7 @@ Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, con
       if (t_s - exhausted_at_s >= options.drain_limit_s && t_s >= options.min_duration_s) break;
     }
   }
+  by_arrival.fill(run.series);
   for (std::size_t m = 0; m < sims.size(); ++m) run.models[m].report = sims[m]->report();
   run.report = combined_report(sims, run);
   return run;

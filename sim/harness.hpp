@@ -85,6 +85,11 @@ struct TickRecord {
   long long failed = 0;
   double ttft_p50_ms = 0, ttft_p99_ms = 0;
   double itl_p50_ms = 0, itl_p99_ms = 0;
+  // The requests that arrived in this tick's window, (time_s - tick, time_s], however
+  // late they finished: what a client sending at that time got. Filled at the end of
+  // the run; a request still unfinished when the run stopped counts as unfinished.
+  long long arrived = 0, arrived_failed = 0, arrived_unfinished = 0;
+  double arrived_ttft_p99_ms = 0;
   std::vector<Decision> decisions;  // as returned by the policy this tick
 };
 

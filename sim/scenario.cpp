@@ -2,9 +2,13 @@
 #include "sim/scenario.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "domain/format.hpp"
 #include "sim/scenario_checks.hpp"
@@ -46,8 +50,44 @@ const std::map<std::string, std::vector<std::string>>& generator_params() {
       {"burst", {"base_rps", "burst_rps", "period_s", "burst_s"}},
       {"ramp", {"from_rps", "to_rps", "at_s", "ramp_s"}},
       {"trace", {"speedup", "rate_scale"}},
+      {"rates", {"time_scale", "rate_scale"}},
   };
   return params;
+}
+
+// The points of a `rates` workload: each window's rate at its midpoint (a window lasts
+// until the next one starts; the last as long as the one before it).
+Result<std::vector<std::pair<double, double>>> load_rate_points(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) return invalid_argument("cannot read '" + file + "'");
+  std::vector<std::pair<double, double>> rows;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || (number == 1 && !(std::isdigit(static_cast<unsigned char>(line[0])) || line[0] == '.')))
+      continue;
+    std::istringstream fields(line);
+    std::string start, rate;
+    std::getline(fields, start, ',');
+    std::getline(fields, rate, ',');
+    char* end = nullptr;
+    const double s = std::strtod(start.c_str(), &end);
+    const bool start_ok = !start.empty() && *end == '\0';
+    const double r = std::strtod(rate.c_str(), &end);
+    const bool rate_ok = !rate.empty() && *end == '\0';
+    if (!start_ok || !rate_ok || !std::isfinite(s) || !std::isfinite(r) || s < 0 || r < 0)
+      return invalid_argument("'" + file + "' line " + std::to_string(number) +
+                              " must be window_start_s,rate_rps with both numbers >= 0, got '" + line + "'");
+    if (!rows.empty() && s <= rows.back().first)
+      return invalid_argument("'" + file + "' line " + std::to_string(number) + " must start after the line before");
+    rows.emplace_back(s, r);
+  }
+  if (rows.size() < 2) return invalid_argument("'" + file + "' must hold at least two windows");
+  std::vector<std::pair<double, double>> points;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const double length = i + 1 < rows.size() ? rows[i + 1].first - rows[i].first : rows[i].first - rows[i - 1].first;
+    points.emplace_back(rows[i].first + length / 2, rows[i].second);
+  }
+  return points;
 }
 
 // Errors as YamlFields does, under the key prefix `prefix` ("workload.lengths.").
@@ -82,8 +122,9 @@ Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& no
   known.insert(known.end(), it->second.begin(), it->second.end());
   if (w.generator == "step") known.push_back("steps");
   if (w.generator == "trace") known.insert(known.end(), {"path", "window"});
+  if (w.generator == "rates") known.push_back("path");
   reject_unknown_keys(f, node, known);
-  const bool optional_param = w.generator == "trace";
+  const bool optional_param = w.generator == "trace" || w.generator == "rates";
   for (const auto& key : it->second) {
     double v = 0;
     const bool has_default = optional_param || key == "phase_rad";
@@ -132,6 +173,22 @@ Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& no
     }
     for (const char* key : {"speedup", "rate_scale"})
       if (f.ok() && w.params.count(key) && w.params[key] <= 0) f.fail(key, "must be > 0");
+  }
+  if (f.ok() && w.generator == "rates") {
+    for (const char* key : {"time_scale", "rate_scale"})
+      if (f.ok() && w.params.count(key) && w.params[key] <= 0) f.fail(key, "must be > 0");
+    std::string rel;
+    f.required_string("path", rel);
+    if (f.ok()) {
+      const std::string file = resolve(path, rel);
+      auto points = load_rate_points(file);
+      if (!points.ok()) f.fail("path", points.error().message);
+      else {
+        const double time_scale = w.params.count("time_scale") ? w.params["time_scale"] : 1;
+        const double rate_scale = w.params.count("rate_scale") ? w.params["rate_scale"] : 1;
+        for (auto [t, r] : points.value()) w.rate_points.emplace_back(t / time_scale, r * rate_scale);
+      }
+    }
   }
   if (!f.ok()) return f.error();
   if (auto e = load_lengths(path, node["lengths"], prefix + "lengths.", w.lengths)) return *e;

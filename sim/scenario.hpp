@@ -51,11 +51,15 @@ struct LengthSpec {
 // One of: poisson {rate_rps}; diurnal {mean_rps, amplitude, period_s, phase_rad};
 // step {steps: [[start_s, rate_rps], ...]}; burst {base_rps, burst_rps, period_s,
 // burst_s}; ramp {from_rps, to_rps, at_s, ramp_s}; trace {path, window, speedup,
-// rate_scale} (a window of a trace file shipped in the repository).
+// rate_scale} (a window of a trace file shipped in the repository); rates {path,
+// time_scale, rate_scale}: Poisson arrivals at a rate curve read from a CSV of
+// `window_start_s,rate_rps[,...]` rows (a header row is skipped), linear between window
+// midpoints, its time divided by time_scale and its rates multiplied by rate_scale.
 struct WorkloadSpec {
   std::string generator;
   std::map<std::string, double> params;               // the generator's numbers
   std::vector<std::pair<double, double>> steps;       // step only
+  std::vector<std::pair<double, double>> rate_points; // rates only: (time_s, rate_rps), scaled
   std::string trace_path;                             // trace only, resolved
   double window_from_s = 0, window_to_s = -1;         // trace only; to < 0: to the end
   LengthSpec lengths;

@@ -3,6 +3,7 @@
 // makes. Internal to sim/: the checks' users go through scenario_checks.hpp.
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <limits>
 #include <vector>
@@ -62,6 +63,18 @@ inline const RunReport& report_of(const CheckSpec& spec, const CheckContext& c) 
   auto it = spec.params.find("model");
   if (it == spec.params.end()) return c.run.report;
   return c.run.models.at(static_cast<std::size_t>(it->second)).report;
+}
+
+// Each variant's target after a tick's decisions (its replicas where none decided),
+// clamped to the variant's bounds as the fleet applies it.
+inline std::vector<int> targets_after(const TickRecord& t, const CheckContext& c,
+                               const std::vector<const VariantConfig*>& variants) {
+  std::vector<int> out = t.replicas;
+  for (const Decision& d : t.decisions) {
+    const std::size_t i = variant_index(c.run, d);
+    if (i < out.size()) out[i] = std::clamp(d.target_replicas, variants[i]->min_replicas, variants[i]->max_replicas);
+  }
+  return out;
 }
 
 }  // namespace capstan::sim::checks

@@ -47,6 +47,7 @@ RateCurve rate_curve(const WorkloadSpec& w) {
   if (w.generator == "poisson") return poisson_rate(p("rate_rps"));
   if (w.generator == "diurnal") return diurnal_rate(p("mean_rps"), p("amplitude"), p("period_s"), p("phase_rad"));
   if (w.generator == "step") return step_rate(w.steps);
+  if (w.generator == "rates") return interpolated_rate(w.rate_points);
   if (w.generator == "burst") return burst_rate(p("base_rps"), p("burst_rps"), p("period_s"), p("burst_s"));
   return ramp_rate(p("from_rps"), p("to_rps"), p("at_s"), p("ramp_s"));
 }

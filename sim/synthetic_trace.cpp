@@ -29,6 +29,21 @@ RateCurve step_rate(std::vector<std::pair<double, double>> steps) {
           max_rate};
 }
 
+RateCurve interpolated_rate(std::vector<std::pair<double, double>> points) {
+  double max_rate = 0;
+  for (const auto& p : points) max_rate = std::max(max_rate, p.second);
+  return {[points](double t) {
+            if (points.empty()) return 0.0;
+            if (t <= points.front().first) return points.front().second;
+            auto hi = std::upper_bound(points.begin(), points.end(), t,
+                                       [](double x, const std::pair<double, double>& p) { return x < p.first; });
+            if (hi == points.end()) return points.back().second;
+            const auto lo = hi - 1;
+            return lo->second + (hi->second - lo->second) * (t - lo->first) / (hi->first - lo->first);
+          },
+          max_rate};
+}
+
 RateCurve burst_rate(double base_rps, double burst_rps, double period_s, double burst_s) {
   return {[=](double t) { return std::fmod(t, period_s) < burst_s ? base_rps + burst_rps : base_rps; },
           base_rps + burst_rps};

@@ -23,6 +23,9 @@ RateCurve poisson_rate(double rate_rps);
 RateCurve diurnal_rate(double mean_rps, double amplitude, double period_s, double phase_rad = 0);
 // Piecewise constant: (start_s, rate_rps) pairs, sorted by start; 0 before the first.
 RateCurve step_rate(std::vector<std::pair<double, double>> steps);
+// Linear between (time_s, rate_rps) points, sorted by time; flat before the first and
+// after the last.
+RateCurve interpolated_rate(std::vector<std::pair<double, double>> points);
 // base_rps, plus burst_rps during the first burst_s of every period_s.
 RateCurve burst_rate(double base_rps, double burst_rps, double period_s, double burst_s);
 

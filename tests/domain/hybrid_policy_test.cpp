@@ -150,3 +150,12 @@ TEST_CASE("hybrid keeps capacity for the scale-down cooldown after demand falls,
   CHECK(released_at >= 270);  // not before the cooldown (less a tick) has passed
   CHECK(released_at <= 360);  // nor much after it
 }
+
+TEST_CASE("hybrid releases nothing while requests wait, and the reason says so") {
+  HybridPolicy p(config());
+  const Fleet f{3, 0, 0};
+  warm_up(p, f, 6);  // two replicas would carry it: the first test releases one
+  const auto d = p.tick(tick_at(330, f, 6, 40, 400));
+  CHECK(d[0].target_replicas == 3);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("nothing released while 520 requests wait"));
+}

@@ -446,4 +446,31 @@ TEST_CASE("pd_ratio_outside_band counts ticks whose targets leave the band, and 
   CHECK(drift.value >= 3);  // 2:6 and below are under 0.4
   p.scenario.policy.pd_band = {};
   CHECK(std::isnan(only_check(p, fixed).value));
+TEST_CASE("ramp_lead_s is negative for a count that never covers the ramp and positive for one set ahead of it") {
+  auto p = scenario(steps({{0, 2}, {600, 12}}), 1200, {{"ramp_lead_s", 0, {{"from_s", 600}, {"to_s", 900}}}}, 1, 30);
+  p.sustainable_rps = {10.0};  // one replica's sustainable rate, as the oracle would give it
+  FixedPolicy fixed;  // one replica: 10 req/s never covers 12
+  const CheckResult low = only_check(p, fixed);
+  INFO(low.value);
+  CHECK(low.value < 0);
+  CHECK_FALSE(low.passed);
+  auto early = TestPolicy("early", [](int k, const VariantTickInput& v) { return k >= 10 ? 2 : v.state.current_replicas; });
+  const CheckResult ahead = only_check(p, early);  // 2 replicas targeted from t = 330 s on
+  INFO(ahead.value);
+  CHECK(ahead.value >= 270);
+  CHECK(ahead.passed);
+}
+
+TEST_CASE("ttft_recovery_s reads requests by arrival: a backlog finishing late does not hide a recovered fleet") {
+  auto p = scenario(steps({{0, 3}, {300, 40}, {420, 3}}), 900, {{"ttft_recovery_s", 240, {{"at_s", 300}, {"until_s", 900}}}}, 1, 30);
+  p.scenario.models[0].workload.lengths = {256, 0.5, 512, 0.5};
+  auto big = TestPolicy("big-at-step", [](int k, const VariantTickInput& v) { return k >= 10 ? 10 : v.state.current_replicas; });
+  auto r = run_scenario(p, big);
+  REQUIRE(r.ok());
+  long long arrived = 0;
+  for (const TickRecord& t : r.value().run.series) arrived += t.arrived;
+  CHECK(arrived == r.value().run.report.requests);
+  const CheckResult c = r.value().checks[0];
+  INFO(c.value);
+  CHECK(c.passed);
 }

@@ -1,6 +1,7 @@
 // sim/scenario.*: the shipped scenario files load; bad files fail with the file, the
 // key and the rule in the message.
 #include "sim/scenario.hpp"
+#include "sim/synthetic_trace.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -214,4 +215,29 @@ TEST_CASE("Bad policy keys in a scenario name the file, the key and the rule") {
   CHECK_THAT(load_error(kGood + "policy: {max_step_up: -1}\n"), Catch::Contains("policy.max_step_up must be >= 0, got -1"));
   CHECK_THAT(load_error(kGood + "policy: {predictor: holt}\n"), Catch::Contains("policy.predictor is not a known key"));
   CHECK_THAT(load_error(kGood + "policy: strict\n"), Catch::Contains("policy must be a mapping"));
+TEST_CASE("A rates workload reads window rates at their midpoints, scaled in time and rate, and names a bad line") {
+  const std::string csv = kTestDir + "/tmp-rates-" + std::to_string(::getpid()) + ".csv";
+  std::ofstream(csv) << "window_start_s,total_rate_rps\n0,10\n600,20\n1200,5\n";
+  const std::string rates = "workload: {generator: rates, path: " + csv + ", time_scale: 6, rate_scale: 2}\n";
+  {
+    TempScenario f(replace(kGood, "workload: {generator: poisson, rate_rps: 2}\n", rates));
+    auto s = load_scenario(f.path());
+    REQUIRE(s.ok());
+    const auto& points = s.value().models[0].workload.rate_points;
+    REQUIRE(points.size() == 3);
+    CHECK(points[0] == std::pair<double, double>{50, 20});   // midpoint 300 s / 6, 10 x 2
+    CHECK(points[2] == std::pair<double, double>{250, 10});  // the last window as long as the one before
+  }
+  std::ofstream(csv) << "window_start_s,total_rate_rps\n0,10\n600,lots\n";
+  CHECK_THAT(load_error(replace(kGood, "workload: {generator: poisson, rate_rps: 2}\n", rates)),
+             Catch::Contains("line 3 must be window_start_s,rate_rps"));
+  std::remove(csv.c_str());
+}
+
+TEST_CASE("interpolated_rate is linear between points and flat outside them") {
+  const RateCurve c = interpolated_rate({{100, 10}, {200, 30}});
+  CHECK(c.rate_rps(0) == 10);
+  CHECK(c.rate_rps(150) == Approx(20));
+  CHECK(c.rate_rps(500) == 30);
+  CHECK(c.max_rate_rps == 30);
 }
