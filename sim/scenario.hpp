@@ -59,10 +59,10 @@ struct WorkloadSpec {
   std::string generator;
   std::map<std::string, double> params;               // the generator's numbers
   std::vector<std::pair<double, double>> steps;       // step only
-  std::vector<std::pair<double, double>> rate_points; // rates only: (time_s, rate_rps), scaled
   std::string trace_path;                             // trace only, resolved
   double window_from_s = 0, window_to_s = -1;         // trace only; to < 0: to the end
   LengthSpec lengths;
+  std::vector<std::pair<double, double>> rate_points; // rates only: (time_s, rate_rps), scaled
 };
 
 struct CheckSpec {

@@ -8,9 +8,10 @@
 //   oscillation      scale_actions_per_window, oscillations
 //   idle GPUs        time_to_floor_s, idle_gpu_hours
 //   blind to bursts  ttft_recovery_s, observed_queueing_ticks
-//   slow starts      scale_ups_while_loading, peak_replicas_vs_oracle, horizon_error
+//   slow starts      scale_ups_while_loading, peak_replicas_vs_oracle, horizon_error, ramp_lead_s
 //   metric gaps      below_last_good, metrics_missing_decisions, resume_ticks
 //   shared budget    budget_exceeded_gpus, budget_blocked_reasons, spillover_off_cheapest
+//   disaggregation   roles_scaled, pd_ratio_outside_band
 //   overall          slo_attainment, ttft_p99_ms, gpu_hours_vs_oracle
 // No check knows a policy by name: figures come from counts and decisions only
 // (reason codes, and the figures a reason text states). A run of several models is

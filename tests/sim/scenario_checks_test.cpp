@@ -75,8 +75,8 @@ PreparedScenario scenario(WorkloadSpec workload, double duration_s, std::vector<
   return p;
 }
 
-WorkloadSpec poisson(double rate_rps) { return {"poisson", {{"rate_rps", rate_rps}}, {}, "", 0, -1, {}}; }
-WorkloadSpec steps(std::vector<std::pair<double, double>> s) { return {"step", {}, std::move(s), "", 0, -1, {}}; }
+WorkloadSpec poisson(double rate_rps) { return {"poisson", {{"rate_rps", rate_rps}}, {}, "", 0, -1, {}, {}}; }
+WorkloadSpec steps(std::vector<std::pair<double, double>> s) { return {"step", {}, std::move(s), "", 0, -1, {}, {}}; }
 
 CheckResult only_check(const PreparedScenario& p, Policy& policy) {
   auto r = run_scenario(p, policy);
@@ -446,6 +446,8 @@ TEST_CASE("pd_ratio_outside_band counts ticks whose targets leave the band, and 
   CHECK(drift.value >= 3);  // 2:6 and below are under 0.4
   p.scenario.policy.pd_band = {};
   CHECK(std::isnan(only_check(p, fixed).value));
+}
+
 TEST_CASE("ramp_lead_s is negative for a count that never covers the ramp and positive for one set ahead of it") {
   auto p = scenario(steps({{0, 2}, {600, 12}}), 1200, {{"ramp_lead_s", 0, {{"from_s", 600}, {"to_s", 900}}}}, 1, 30);
   p.sustainable_rps = {10.0};  // one replica's sustainable rate, as the oracle would give it

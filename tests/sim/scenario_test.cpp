@@ -215,6 +215,8 @@ TEST_CASE("Bad policy keys in a scenario name the file, the key and the rule") {
   CHECK_THAT(load_error(kGood + "policy: {max_step_up: -1}\n"), Catch::Contains("policy.max_step_up must be >= 0, got -1"));
   CHECK_THAT(load_error(kGood + "policy: {predictor: holt}\n"), Catch::Contains("policy.predictor is not a known key"));
   CHECK_THAT(load_error(kGood + "policy: strict\n"), Catch::Contains("policy must be a mapping"));
+}
+
 TEST_CASE("A rates workload reads window rates at their midpoints, scaled in time and rate, and names a bad line") {
   const std::string csv = kTestDir + "/tmp-rates-" + std::to_string(::getpid()) + ".csv";
   std::ofstream(csv) << "window_start_s,total_rate_rps\n0,10\n600,20\n1200,5\n";
