@@ -23,4 +23,15 @@ double projected_backlog(const BacklogOutlook& o, double horizon_s) {
   return backlog;
 }
 
+BacklogDemand backlog_demand(const BacklogOutlook& outlook, int ready_replicas, double forecast_rps,
+                             double horizon_s, double interval_s) {
+  constexpr double kDrainTicks = 2;
+  BacklogDemand out;
+  out.queued = outlook.backlog_now > std::max(1, ready_replicas);
+  out.backlog_ahead = out.queued ? projected_backlog(outlook, horizon_s) : outlook.backlog_now;
+  const double drain_s = out.queued ? std::max(kDrainTicks * interval_s, horizon_s) : kDrainTicks * interval_s;
+  out.demand_rps = std::max(forecast_rps, outlook.arrival_rps + out.backlog_ahead / drain_s);
+  return out;
+}
+
 }  // namespace capstan

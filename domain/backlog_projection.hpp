@@ -27,4 +27,21 @@ struct BacklogOutlook {
 // Requests still waiting horizon_s from now (>= 0).
 double projected_backlog(const BacklogOutlook& outlook, double horizon_s);
 
+// The demand a backlog adds to the observed rate (outlook.arrival_rps), for a model or
+// one role of a split:
+//   demand = max(forecast_rps, arrival_rps + backlog_ahead / drain_s).
+// Only a queue that is there (more than one request per ready replica) is projected to
+// the horizon: with nothing waiting, a small excess of arrivals over the conservative
+// SLO capacity is no sign of saturation. What a cold start builds up is drained over
+// the next one: replicas asked for now land with it, and sizing them to clear it in two
+// ticks would buy a fleet for the worst second of the burst. A backlog that is not
+// projected is drained within two ticks.
+struct BacklogDemand {
+  bool queued = false;       // the backlog was projected
+  double backlog_ahead = 0;  // requests to drain: projected to the horizon, or as now
+  double demand_rps = 0;
+};
+BacklogDemand backlog_demand(const BacklogOutlook& outlook, int ready_replicas, double forecast_rps,
+                             double horizon_s, double interval_s);
+
 }  // namespace capstan

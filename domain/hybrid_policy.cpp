@@ -9,6 +9,7 @@
 #include "domain/capacity_signal.hpp"
 #include "domain/cold_start_estimator.hpp"
 #include "domain/cost_aware_optimizer.hpp"
+#include "domain/demand_memory.hpp"
 #include "domain/format.hpp"
 #include "domain/observed_queueing.hpp"
 #include "domain/tail_capacity.hpp"
@@ -16,9 +17,6 @@
 namespace capstan {
 namespace {
 
-constexpr double kSpareMargin = 0.15;     // keep 15% above demand before releasing a replica
-constexpr double kDrainTicks = 2;         // a backlog should be gone within two ticks
-constexpr size_t kCapacityWindow = 10;    // ticks of capacity estimates behind the median
 const std::vector<PredictorKind> kPredictors{PredictorKind::kConstant, PredictorKind::kHolt,
                                              PredictorKind::kKalman};
 
@@ -76,11 +74,8 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
     }
     if (s) {
       auto& history = recent_capacity_[key];
-      history.push_back(s->capacity_rps);
-      if (history.size() > kCapacityWindow) history.pop_front();
-      std::vector<double> sorted(history.begin(), history.end());
-      std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-      s->capacity_rps = sorted[sorted.size() / 2];
+      remember_capacity(history, s->capacity_rps);
+      s->capacity_rps = median_capacity(history);
     }
     sizes.push_back(s);
     // Started replicas, oldest first: one seen starting for the first time was asked
@@ -100,19 +95,12 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   }
 
   // Demand: the forecast at the cold-start horizon, never below what is here now plus
-  // draining, within two ticks, the backlog still waiting when capacity asked for now
-  // can be ready.
+  // draining the backlog still waiting when capacity asked for now can be ready.
   const double observed_rps = seen.now.rate_rps;
-  // Only a queue that is there is projected: with nothing waiting, a small excess of
-  // arrivals over the conservative SLO capacity is no sign of saturation.
-  // What a cold start builds up is drained over the next one: replicas asked for now
-  // land with it, and sizing them to clear it in two ticks would buy a fleet for the
-  // worst second of the burst.
-  const bool queued = seen.backlog > std::max(1, seen.ready_replicas);
-  const double backlog_ahead = queued ? projected_backlog(outlook, horizon_s) : seen.backlog;
-  const double drain_s = queued ? std::max(kDrainTicks * interval_s, horizon_s) : kDrainTicks * interval_s;
-  const double reactive_rps = observed_rps + backlog_ahead / drain_s;
-  const double demand = std::max(ahead.rate_rps, reactive_rps);
+  const BacklogDemand backlog = backlog_demand(outlook, seen.ready_replicas, ahead.rate_rps, horizon_s, interval_s);
+  const bool queued = backlog.queued;
+  const double backlog_ahead = backlog.backlog_ahead;
+  const double demand = backlog.demand_rps;
 
   CapacitySignal signal;
   signal.unit = "req/s";
@@ -131,12 +119,8 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   if (!any_capacity) return saturation_fallback(seen.variants, saturation_);
   signal.supply = supply;
   // Capacity outlives the demand that needed it by the configured cooldown.
-  auto& recent = recent_demand_[model_id_key(m.model)];
-  if (seen.usable) recent.emplace_back(now_s, demand);
   const double keep_s = config_.scale_down_cooldown_s;
-  while (!recent.empty() && recent.front().first < now_s - keep_s) recent.pop_front();
-  double peak = demand;
-  for (const auto& [t, d] : recent) peak = std::max(peak, d);
+  const double peak = peak_demand(recent_demand_[model_id_key(m.model)], now_s, demand, seen.usable, keep_s);
   signal.required = std::max(0.0, demand - supply);
   // Nothing is released while requests wait: the replicas holding them are the ones
   // draining them, and a backlog is the wrong time to trust a spare-capacity figure.
@@ -195,11 +179,9 @@ std::vector<Decision> HybridPolicy::tick(const TickInput& input) {
 }
 
 nlohmann::json HybridPolicy::save_state() const {
-  nlohmann::json recent = nlohmann::json::object();
-  for (const auto& [k, d] : recent_demand_) recent[k] = std::vector<std::pair<double, double>>(d.begin(), d.end());
   return {{"learned", learned_},
           {"forecasts", forecasts_},
-          {"recent_demand", recent},
+          {"recent_demand", recent_demand_},
           {"recent_capacity", recent_capacity_},
           {"starting_since", starting_since_},
           {"split", split_},
@@ -212,12 +194,7 @@ Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
     auto forecasts = state.at("forecasts").get<std::map<std::string, TrafficForecastState>>();
     auto finisher = state.at("finisher").get<FinisherState>();
     auto split = state.contains("split") ? state.at("split").get<SplitSizingState>() : SplitSizingState{};
-    std::map<std::string, std::deque<std::pair<double, double>>> recent;
-    for (const auto& [k, v] : state.at("recent_demand").items()) {
-      const auto pairs = v.get<std::vector<std::pair<double, double>>>();
-      recent[k] = std::deque<std::pair<double, double>>(pairs.begin(), pairs.end());
-    }
-    recent_demand_ = std::move(recent);
+    recent_demand_ = state.at("recent_demand").get<std::map<std::string, DemandHistory>>();
     recent_capacity_ = state.at("recent_capacity").get<std::map<std::string, std::deque<double>>>();
     starting_since_ = state.value("starting_since", std::map<std::string, std::deque<double>>{});
     split_ = std::move(split);

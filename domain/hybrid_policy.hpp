@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 
+#include "domain/demand_memory.hpp"
 #include "domain/model_learning.hpp"
 #include "domain/policy.hpp"
 #include "domain/role_sizing.hpp"
@@ -50,7 +51,7 @@ class HybridPolicy : public Policy {
   std::map<std::string, TrafficForecastState> forecasts_;  // by model key
   // Recent (time, demand) per model: capacity is released only below the peak of the
   // last scale-down cooldown.
-  std::map<std::string, std::deque<std::pair<double, double>>> recent_demand_;
+  std::map<std::string, DemandHistory> recent_demand_;
   // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
   // one tick's drifting fit does not move replicas.
   std::map<std::string, std::deque<double>> recent_capacity_;

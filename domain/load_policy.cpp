@@ -5,24 +5,20 @@
 #include <limits>
 
 #include "domain/format.hpp"
+#include "domain/iteration_report.hpp"
 #include "domain/metric_guard.hpp"
 #include "domain/policy_memory.hpp"
 
 namespace capstan {
 namespace {
 
+// The regression's fields and the queue this policy reads from the latest pass.
 bool finite_sample(const ForwardPassSample& f) {
-  for (double v : {f.wall_time_ms, f.scheduled_prefill_tokens, f.decode_kv_tokens, f.queued_requests,
-                   f.running_requests, f.scheduled_prefill_requests, f.queued_prefill_tokens,
-                   f.queued_decode_kv_tokens}) {
+  if (!regression_fields_valid(f)) return false;
+  for (double v : {f.queued_requests, f.queued_prefill_tokens, f.queued_decode_kv_tokens}) {
     if (!std::isfinite(v) || v < 0) return false;
   }
   return true;
-}
-
-IterationReport report_of(const ForwardPassSample& f) {
-  return {f.wall_time_ms, f.scheduled_prefill_tokens, f.scheduled_prefill_requests,
-          f.decode_kv_tokens, f.running_requests};
 }
 
 struct Range {
@@ -134,7 +130,7 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
   std::map<std::string, const ForwardPassSample*> latest;
   for (const ForwardPassSample& f : input.forward_passes) {
     if (!finite_sample(f)) continue;
-    state.regression = observe(std::move(state.regression), report_of(f), config.regression);
+    state.regression = observe(std::move(state.regression), iteration_report(f), config.regression);
     latest[f.pod] = &f;
   }
   const int ready = ready_replicas(v);

@@ -10,6 +10,7 @@
 #include "domain/capacity_signal.hpp"
 #include "domain/cost_aware_optimizer.hpp"
 #include "domain/format.hpp"
+#include "domain/iteration_report.hpp"
 #include "domain/json.hpp"
 #include "domain/metric_guard.hpp"
 #include "domain/observed_queueing.hpp"
@@ -19,36 +20,15 @@
 namespace capstan {
 namespace {
 
-constexpr double kSpareMargin = 0.15;         // as for a whole model: 15% above the peak demand
-constexpr double kDrainTicks = 2;             // a backlog should be gone within two ticks
-constexpr std::size_t kCapacityWindow = 10;   // ticks of capacity figures behind the median
 constexpr double kDefaultBatchedTokens = 2048;  // vLLM's default chunk when the spec does not say
-
-bool usable_sample(const ForwardPassSample& f) {
-  for (double v : {f.wall_time_ms, f.scheduled_prefill_tokens, f.decode_kv_tokens, f.running_requests,
-                   f.scheduled_prefill_requests}) {
-    if (!std::isfinite(v) || v < 0) return false;
-  }
-  return true;
-}
 
 RegressionState fold_forward_passes(RegressionState r, const VariantTickInput& v) {
   static const RegressionConfig kConfig{};
   if (r.role != v.state.spec.role) r = RegressionState{v.state.spec.role, {}, {}, {}, {}};
   for (const ForwardPassSample& f : v.forward_passes) {
-    if (!usable_sample(f)) continue;
-    r = observe(std::move(r),
-                {f.wall_time_ms, f.scheduled_prefill_tokens, f.scheduled_prefill_requests, f.decode_kv_tokens,
-                 f.running_requests},
-                kConfig);
+    if (regression_fields_valid(f)) r = observe(std::move(r), iteration_report(f), kConfig);
   }
   return r;
-}
-
-double median_of(const std::deque<double>& values) {
-  std::vector<double> sorted(values.begin(), values.end());
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-  return sorted[sorted.size() / 2];
 }
 
 const char* latency_name(Role role) { return role == Role::kPrefill ? "TTFT" : "ITL"; }
@@ -84,14 +64,10 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
     double cap = 0;
     if (auto f = fit(r, kConfig); f && shape.avg_input_tokens > 0) {
       const double rps = kRoleUtilization * role_engine_rps(*f, v.spec, shape, config.slo);
-      if (rps > 0) {
-        auto& history = state.recent_capacity_rps[key];
-        history.push_back(rps);
-        if (history.size() > kCapacityWindow) history.pop_front();
-      }
+      if (rps > 0) remember_capacity(state.recent_capacity_rps[key], rps);
     }
     if (auto it = state.recent_capacity_rps.find(key); it != state.recent_capacity_rps.end() && !it->second.empty())
-      cap = median_of(it->second);
+      cap = median_capacity(it->second);
     plan.any_capacity = plan.any_capacity || cap > 0;
     supply += cap * v.current_replicas;  // starting replicas are coming capacity
     ready_supply += cap * ready_replicas(v);
@@ -106,20 +82,13 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
 
   int ready = 0;
   for (std::size_t i : plan.variants) ready += ready_replicas(m.variants[i].state);
-  // As for a whole model: only a queue that is there is projected to the horizon, and
-  // what a cold start builds up is drained over the next one.
-  const bool queued = backlog.total() > std::max(1, ready);
-  const double backlog_ahead = queued ? projected_backlog(outlook, tick.horizon_s) : backlog.total();
-  const double drain_s =
-      queued ? std::max(kDrainTicks * tick.interval_s, tick.horizon_s) : kDrainTicks * tick.interval_s;
-  const double demand = std::max(tick.forecast_rps, tick.observed_rps + backlog_ahead / drain_s);
-
-  auto& recent = state.recent_demand[model_id_key(m.model) + "/" + to_string(role)];
-  if (tick.usable) recent.emplace_back(tick.now_s, demand);
+  // As for a whole model (backlog_projection.hpp).
+  const BacklogDemand projected = backlog_demand(outlook, ready, tick.forecast_rps, tick.horizon_s, tick.interval_s);
+  const double backlog_ahead = projected.backlog_ahead;
+  const double demand = projected.demand_rps;
   const double keep_s = config.scale_down_cooldown_s;
-  while (!recent.empty() && recent.front().first < tick.now_s - keep_s) recent.pop_front();
-  double peak = demand;
-  for (const auto& [t, d] : recent) peak = std::max(peak, d);
+  const double peak = peak_demand(state.recent_demand[model_id_key(m.model) + "/" + to_string(role)], tick.now_s,
+                                  demand, tick.usable, keep_s);
 
   plan.signal.demand = demand;
   plan.signal.supply = supply;
@@ -240,25 +209,19 @@ std::vector<ScalingRequest> plan_split_model(const ModelTickInput& m, const Spli
 }
 
 void to_json(nlohmann::json& j, const SplitSizingState& s) {
-  nlohmann::json recent = nlohmann::json::object();
-  for (const auto& [k, d] : s.recent_demand) recent[k] = std::vector<std::pair<double, double>>(d.begin(), d.end());
   nlohmann::json shapes = nlohmann::json::object();
   for (const auto& [k, t] : s.last_shape)
     shapes[k] = nlohmann::json::array({t.rate_rps, t.avg_input_tokens, t.avg_output_tokens});
   j = {{"regressions", s.regressions},
        {"recent_capacity_rps", s.recent_capacity_rps},
-       {"recent_demand", recent},
+       {"recent_demand", s.recent_demand},
        {"last_shape", shapes}};
 }
 
 void from_json(const nlohmann::json& j, SplitSizingState& s) {
   s.regressions = j.at("regressions").get<std::map<std::string, RegressionState>>();
   s.recent_capacity_rps = j.at("recent_capacity_rps").get<std::map<std::string, std::deque<double>>>();
-  s.recent_demand.clear();
-  for (const auto& [k, v] : j.at("recent_demand").items()) {
-    const auto pairs = v.get<std::vector<std::pair<double, double>>>();
-    s.recent_demand[k] = std::deque<std::pair<double, double>>(pairs.begin(), pairs.end());
-  }
+  s.recent_demand = j.at("recent_demand").get<std::map<std::string, DemandHistory>>();
   s.last_shape.clear();
   for (const auto& [k, v] : j.at("last_shape").items())
     s.last_shape[k] = {v.at(0).get<double>(), v.at(1).get<double>(), v.at(2).get<double>()};

@@ -33,6 +33,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "domain/decision.hpp"
+#include "domain/demand_memory.hpp"
 #include "domain/forward_pass_regression.hpp"
 #include "domain/policy.hpp"
 #include "domain/traffic_forecast.hpp"
@@ -70,7 +71,7 @@ struct SplitSizingState {
   std::map<std::string, RegressionState> regressions;           // by variant key
   std::map<std::string, std::deque<double>> recent_capacity_rps;  // by variant key, newest last
   // (time, demand) per "<model key>/<role>", over the scale-down cooldown.
-  std::map<std::string, std::deque<std::pair<double, double>>> recent_demand;
+  std::map<std::string, DemandHistory> recent_demand;
   std::map<std::string, TrafficSample> last_shape;               // by model key
 };
 

@@ -2,15 +2,12 @@
 #include "sim/scenario.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "domain/format.hpp"
+#include "sim/line_reader.hpp"
 #include "sim/scenario_checks.hpp"
 #include "sim/trace_open.hpp"
 #include "sim/yaml_fields.hpp"
@@ -58,27 +55,20 @@ const std::map<std::string, std::vector<std::string>>& generator_params() {
 // The points of a `rates` workload: each window's rate at its midpoint (a window lasts
 // until the next one starts; the last as long as the one before it).
 Result<std::vector<std::pair<double, double>>> load_rate_points(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) return invalid_argument("cannot read '" + file + "'");
+  LineReader in(file);
+  if (!in.is_open()) return invalid_argument("cannot read '" + file + "'");
   std::vector<std::pair<double, double>> rows;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.empty() || (number == 1 && !(std::isdigit(static_cast<unsigned char>(line[0])) || line[0] == '.')))
-      continue;
-    std::istringstream fields(line);
-    std::string start, rate;
-    std::getline(fields, start, ',');
-    std::getline(fields, rate, ',');
-    char* end = nullptr;
-    const double s = std::strtod(start.c_str(), &end);
-    const bool start_ok = !start.empty() && *end == '\0';
-    const double r = std::strtod(rate.c_str(), &end);
-    const bool rate_ok = !rate.empty() && *end == '\0';
-    if (!start_ok || !rate_ok || !std::isfinite(s) || !std::isfinite(r) || s < 0 || r < 0)
-      return invalid_argument("'" + file + "' line " + std::to_string(number) +
-                              " must be window_start_s,rate_rps with both numbers >= 0, got '" + line + "'");
+  while (auto line = in.next()) {
+    const std::vector<std::string> fields = split_fields(*line);
+    double s = 0, r = 0;
+    if (in.line_number() == 1 && !parse_double(fields[0], s)) continue;  // the header
+    const bool numbers = fields.size() >= 2 && parse_double(fields[0], s) && parse_double(fields[1], r);
+    if (!numbers || !std::isfinite(s) || !std::isfinite(r) || s < 0 || r < 0)
+      return invalid_argument("'" + file + "' line " + std::to_string(in.line_number()) +
+                              " must be window_start_s,rate_rps with both numbers >= 0, got '" + *line + "'");
     if (!rows.empty() && s <= rows.back().first)
-      return invalid_argument("'" + file + "' line " + std::to_string(number) + " must start after the line before");
+      return invalid_argument("'" + file + "' line " + std::to_string(in.line_number()) +
+                              " must start after the line before");
     rows.emplace_back(s, r);
   }
   if (rows.size() < 2) return invalid_argument("'" + file + "' must hold at least two windows");

@@ -1,0 +1,45 @@
+// What `hybrid` remembers between ticks to size a model, or one role of a split model
+// (role_sizing.hpp), the same way in both: recent per-replica capacity figures, whose
+// median sizes the fleet so that one tick's drifting fit does not move replicas; and
+// recent demand, whose peak over the scale-down cooldown is what capacity is kept for.
+// Plain values, serialised as they are by nlohmann::json.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <utility>
+#include <vector>
+
+namespace capstan {
+
+inline constexpr double kSpareMargin = 0.15;        // keep 15% above the peak demand before releasing
+inline constexpr std::size_t kCapacityWindow = 10;  // ticks of capacity figures behind the median
+
+// Appends a capacity figure, keeping the newest kCapacityWindow.
+inline void remember_capacity(std::deque<double>& history, double capacity) {
+  history.push_back(capacity);
+  if (history.size() > kCapacityWindow) history.pop_front();
+}
+
+// The upper median of a non-empty history.
+inline double median_capacity(const std::deque<double>& history) {
+  std::vector<double> sorted(history.begin(), history.end());
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+  return sorted[sorted.size() / 2];
+}
+
+// (time, demand), oldest first.
+using DemandHistory = std::deque<std::pair<double, double>>;
+
+// Records this tick's demand (when `record`: a tick whose rate is evidence), forgets
+// what is older than keep_s, and returns the peak of what is left and `demand`.
+inline double peak_demand(DemandHistory& recent, double now_s, double demand, bool record, double keep_s) {
+  if (record) recent.emplace_back(now_s, demand);
+  while (!recent.empty() && recent.front().first < now_s - keep_s) recent.pop_front();
+  double peak = demand;
+  for (const auto& [t, d] : recent) peak = std::max(peak, d);
+  return peak;
+}
+
+}  // namespace capstan
