@@ -55,8 +55,10 @@ double spillover_off_cheapest(const CheckSpec&, const CheckContext& c) {
       if (more <= 0) continue;
       added += more;
       for (std::size_t u = 0; u < variants.size(); ++u)
-        if (c.run.variant_model[u] == c.run.variant_model[i] && cost_per_rps[u] < cost_per_rps[i] &&
-            targets[u] < variants[u]->max_replicas) {
+        // Only a variant that could have served the same requests: same model, same role
+        // (a prefill replica is no alternative to a decode one).
+        if (c.run.variant_model[u] == c.run.variant_model[i] && variants[u]->role == variants[i]->role &&
+            cost_per_rps[u] < cost_per_rps[i] && targets[u] < variants[u]->max_replicas) {
           off += more;
           break;
         }
@@ -75,7 +77,7 @@ std::vector<Entry> budget_checks() {
         "decisions with reason budget_limited while the targets leave less than a replica free below gpu_budget",
         true}, budget_blocked_reasons},
       {{"spillover_off_cheapest", Bound::kAtMost, {}, {},
-        "share of scale-up replicas placed while a variant of the model cheaper per sustainable req/s had room",
+        "share of scale-up replicas placed while a variant of the model and role cheaper per sustainable req/s had room",
         false, true}, spillover_off_cheapest},
   };
 }

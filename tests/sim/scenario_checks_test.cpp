@@ -448,6 +448,25 @@ TEST_CASE("pd_ratio_outside_band counts ticks whose targets leave the band, and 
   CHECK(std::isnan(only_check(p, fixed).value));
 }
 
+TEST_CASE("spillover_off_cheapest compares a variant only with variants of its own role") {
+  auto p = split_scenario({{"spillover_off_cheapest", 0, {}}});
+  p.sustainable_rps = {20, 10};  // prefill is the cheaper per req/s, and has room
+  auto decode_only = decode_only_up();
+  const CheckResult r = only_check(p, decode_only);
+  CHECK(r.value == 0);  // growing decode takes nothing a prefill replica could have served
+  CHECK(r.passed);
+  // The same two variants as one role: the dear one grown while the cheap one had room.
+  for (auto& v : p.fleets[0].variants) v.role = Role::kBoth;
+  p.scenario.policy.pd_band = {};
+  CHECK(only_check(p, decode_only).value == 0);  // nothing is decode any more: nobody grows
+  auto up_dear = TestPolicy("dear-up", [](int, const VariantTickInput& v) {
+    return v.state.current_replicas + (v.state.spec.name == "llama70b-h100-decode" ? 1 : 0);
+  });
+  const CheckResult dear = only_check(p, up_dear);
+  CHECK(dear.value == 1);
+  CHECK_FALSE(dear.passed);
+}
+
 TEST_CASE("ramp_lead_s is negative for a count that never covers the ramp and positive for one set ahead of it") {
   auto p = scenario(steps({{0, 2}, {600, 12}}), 1200, {{"ramp_lead_s", 0, {{"from_s", 600}, {"to_s", 900}}}}, 1, 30);
   p.sustainable_rps = {10.0};  // one replica's sustainable rate, as the oracle would give it
