@@ -93,7 +93,8 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
   plan.signal.demand = demand;
   plan.signal.supply = supply;
   plan.signal.required = std::max(0.0, demand - supply);
-  plan.signal.spare = std::max(0.0, supply - peak * (1 + kSpareMargin));
+  // As for a whole model: nothing of a role is released while requests wait for it.
+  plan.signal.spare = projected.queued ? 0.0 : std::max(0.0, supply - peak * (1 + kSpareMargin));
 
   const double wait_ms = observed_wait_ms(backlog.waiting, backlog.router_queue, ready_supply);
   const std::string queue_name = role == Role::kPrefill ? "upstream queue " : "decode queue ";
@@ -107,7 +108,8 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
              " x the forward-pass fit's rate at the " + latency_name(role) + " target, ISL " +
              fmt_num(shape.avg_input_tokens) + ", OSL " + fmt_num(shape.avg_output_tokens) + "), " +
              (std::isfinite(wait_ms) ? fmt_num(wait_ms) + " ms" : std::string("unbounded")) +
-             " observed queueing before " + to_string(role);
+             " observed queueing before " + to_string(role) +
+             (projected.queued ? ", nothing released while " + fmt_num(backlog.total()) + " requests wait" : "");
   return plan;
 }
 

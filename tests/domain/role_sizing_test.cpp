@@ -167,6 +167,19 @@ TEST_CASE("hybrid holds a split model whose roles carry the load, and releases w
   CHECK(low[1].target_replicas == 1);
 }
 
+TEST_CASE("hybrid releases nothing of a role while requests wait for it, and says so") {
+  PolicyConfig quick = config();
+  quick.scale_down_cooldown_s = 0;
+  HybridPolicy p(quick);
+  std::vector<Decision> d;
+  // 10 req/s needs one replica of each role; 50 requests wait at each decode pod.
+  for (int t = 0; t < 8; ++t) d = p.tick(split_tick(30.0 * t, 3, 4, 10, 0, 50));
+  CHECK(d[0].target_replicas == 1);  // prefill has no queue: released
+  CHECK(d[1].target_replicas == 4);  // decode holds what drains its queue
+  CHECK_THAT(d[1].reason.text, Catch::Contains("nothing released while 200 requests wait"));
+  CHECK_THAT(d[0].reason.text, !Catch::Contains("nothing released"));
+}
+
 TEST_CASE("hybrid counts the decode queue as backlog of the decode role only") {
   HybridPolicy p(config());
   steady(p, 2, 2, 30);
