@@ -3,8 +3,6 @@
 // ratio that drifts out of what the hardware and the request mix need.
 #include "sim/scenario_check_family.hpp"
 
-#include <algorithm>
-
 #include "domain/pd_ratio.hpp"
 
 namespace capstan::sim::checks {
@@ -46,12 +44,7 @@ double pd_ratio_outside_band(const CheckSpec&, const CheckContext& c) {
   double ticks = 0;
   for (const TickRecord& t : c.run.series) {
     if (t.decisions.empty()) continue;
-    std::vector<int> targets = t.replicas;
-    for (const Decision& d : t.decisions) {
-      const std::size_t i = variant_index(c.run, d);
-      if (i < targets.size())
-        targets[i] = std::clamp(d.target_replicas, variants[i]->min_replicas, variants[i]->max_replicas);
-    }
+    const std::vector<int> targets = targets_after(t, c, variants);
     bool outside = false;
     for (const ModelRun& m : c.run.models) {
       int prefill = 0, decode = 0;
