@@ -78,20 +78,13 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
       s->capacity_rps = median_capacity(history);
     }
     sizes.push_back(s);
-    // Started replicas, oldest first: one seen starting for the first time was asked
-    // for at the previous tick; the oldest is taken to be the first ready.
-    auto& started = starting_since_[key];
-    const auto starting = static_cast<size_t>(std::max(0, v.state.pending_replicas));
-    while (started.size() > starting) started.pop_front();
-    while (started.size() < starting) started.push_back(now_s - interval_s);
+    const std::vector<double> ready_in = starting_ready_in_s(key, v.state, now_s, interval_s);
     if (!s) continue;
     // A backlog is taken to drain at the rate the replicas serve within the SLO: the
     // queue model's saturated rate was measured to be far off at low load, and
     // overestimating the drain is what leaves a fleet blind to a growing queue.
     outlook.ready_rate_rps += s->capacity_rps * ready_replicas(v.state);
-    const double cold_start_s = cold_start_estimate_s(learned_.cold_starts[key], ColdStartConfig{});
-    for (double since : started)
-      outlook.starting.push_back({std::max(0.0, cold_start_s - (now_s - since)), s->capacity_rps});
+    for (double in_s : ready_in) outlook.starting.push_back({in_s, s->capacity_rps});
   }
 
   // Demand: the forecast at the cold-start horizon, never below what is here now plus
@@ -152,20 +145,28 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   return requests;
 }
 
+// Started replicas, oldest first: one seen starting for the first time was asked for
+// at the previous tick; the oldest is taken to be the first ready.
+std::vector<double> HybridPolicy::starting_ready_in_s(const std::string& key, const VariantState& v, double now_s,
+                                                      double interval_s) {
+  auto& started = starting_since_[key];
+  const auto starting = static_cast<size_t>(std::max(0, v.pending_replicas));
+  while (started.size() > starting) started.pop_front();
+  while (started.size() < starting) started.push_back(now_s - interval_s);
+  const double cold_start_s = cold_start_estimate_s(learned_.cold_starts[key], ColdStartConfig{});
+  std::vector<double> ready_in;
+  for (double since : started) ready_in.push_back(std::max(0.0, cold_start_s - (now_s - since)));
+  return ready_in;
+}
+
 // Each role of a prefill/decode split sized on its own (role_sizing.hpp), with the
 // replicas still starting tracked as for a whole model.
 std::vector<ScalingRequest> HybridPolicy::plan_split(const ModelTickInput& m, const ModelObservation& seen,
                                                      double forecast_rps, double now_s, double interval_s) {
   SplitTick tick{now_s, interval_s, seen.horizon_s, forecast_rps, seen.now.rate_rps, seen.usable, {}};
   for (const VariantTickInput& v : m.variants) {
-    const std::string key = variant_id_key(m.model, v.state.spec.name);
-    auto& started = starting_since_[key];
-    const auto starting = static_cast<size_t>(std::max(0, v.state.pending_replicas));
-    while (started.size() > starting) started.pop_front();
-    while (started.size() < starting) started.push_back(now_s - interval_s);
-    const double cold_start_s = cold_start_estimate_s(learned_.cold_starts[key], ColdStartConfig{});
-    auto& ready_in = tick.starting_ready_in_s.emplace_back();
-    for (double since : started) ready_in.push_back(std::max(0.0, cold_start_s - (now_s - since)));
+    tick.starting_ready_in_s.push_back(
+        starting_ready_in_s(variant_id_key(m.model, v.state.spec.name), v.state, now_s, interval_s));
   }
   return plan_split_model(m, tick, config_, split_);
 }

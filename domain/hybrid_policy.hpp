@@ -44,6 +44,9 @@ class HybridPolicy : public Policy {
   std::vector<ScalingRequest> plan_model(const ModelTickInput& model, double now_s, double interval_s);
   std::vector<ScalingRequest> plan_split(const ModelTickInput& model, const ModelObservation& seen,
                                          double forecast_rps, double now_s, double interval_s);
+  // Seconds until each replica of a variant still starting is ready, by the learned cold start.
+  std::vector<double> starting_ready_in_s(const std::string& key, const VariantState& v, double now_s,
+                                          double interval_s);
 
   PolicyConfig config_;
   SaturationConfig saturation_;
