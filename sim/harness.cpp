@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "sim/outcome_stats.hpp"
 #include "sim/rng.hpp"
 
 namespace capstan::sim {
@@ -62,8 +63,9 @@ TickRecord record_tick(double now_s, const std::vector<Observation>& observation
 
 // TTFTs and failures by the tick window each request arrived in (TickRecord::arrived_*).
 struct ByArrival {
+  SloTargets slo;
   std::vector<std::vector<double>> ttft_ms;
-  std::vector<long long> failed;
+  std::vector<long long> failed, met_slo;
 
   void add(const std::vector<std::unique_ptr<Simulation>>& sims, double tick_s) {
     for (const auto& sim : sims)
@@ -72,7 +74,9 @@ struct ByArrival {
         if (k >= ttft_ms.size()) {
           ttft_ms.resize(k + 1);
           failed.resize(k + 1, 0);
+          met_slo.resize(k + 1, 0);
         }
+        if (meets_slo(o, slo)) ++met_slo[k];
         if (o.failed) ++failed[k];
         else ttft_ms[k].push_back(o.ttft_s * 1000.0);
       }
@@ -83,6 +87,7 @@ struct ByArrival {
       TickRecord& t = series[k];
       const long long done = k < ttft_ms.size() ? static_cast<long long>(ttft_ms[k].size()) : 0;
       t.arrived_failed = k < failed.size() ? failed[k] : 0;
+      t.arrived_met_slo = k < met_slo.size() ? met_slo[k] : 0;
       t.arrived_unfinished = std::max(0LL, t.arrived - done - t.arrived_failed);
       t.arrived_ttft_p99_ms = k < ttft_ms.size() ? percentile(std::move(ttft_ms[k]), 99) : 0;
     }
@@ -249,7 +254,7 @@ Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, con
   std::optional<TickInput> before_gap;  // the stale gap's frozen view
   bool policy_failed = false;
   double exhausted_at_s = -1;
-  ByArrival by_arrival;
+  ByArrival by_arrival{options.slo, {}, {}, {}};
   for (long long k = 1;; ++k) {
     // Times as k * tick, not repeated sums, so that long runs do not drift.
     const double t_s = static_cast<double>(k) * options.tick_s;

@@ -89,6 +89,7 @@ struct TickRecord {
   // late they finished: what a client sending at that time got. Filled at the end of
   // the run; a request still unfinished when the run stopped counts as unfinished.
   long long arrived = 0, arrived_failed = 0, arrived_unfinished = 0;
+  long long arrived_met_slo = 0;  // finished within both SLO targets
   double arrived_ttft_p99_ms = 0;
   std::vector<Decision> decisions;  // as returned by the policy this tick
 };

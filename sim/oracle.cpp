@@ -113,6 +113,7 @@ Oracle compute_oracle(const FleetConfig& fleet, const TraceDemand& demand, const
                       const OracleOptions& options) {
   Oracle oracle;
   oracle.slo = slo;
+  oracle.attainment_target = options.rate.attainment_target;
   oracle.window_s = options.window_s;
   const auto lengths = empirical_lengths(demand.length_sample.empty()
                                              ? std::vector<TokenLengths>{{1, 1}}

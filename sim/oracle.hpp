@@ -55,6 +55,7 @@ struct OracleWindow {
 
 struct Oracle {
   SloTargets slo;
+  double attainment_target = 0;  // the share of requests each replica's rate is sized to meet
   double window_s = 0;
   std::vector<std::string> variants;
   std::vector<SustainableRate> sustainable;  // per variant

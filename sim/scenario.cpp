@@ -324,9 +324,10 @@ Result<Scenario> load_scenario(const std::string& path) {
     top.fail("name", "must be a non-empty word without spaces or '/', got '" + s.name + "'");
   if (top.ok() && root["slo"]) {
     YamlFields slo(path, root["slo"], "slo.");
-    reject_unknown_keys(slo, root["slo"], {"ttft_ms", "itl_ms"});
+    reject_unknown_keys(slo, root["slo"], {"ttft_ms", "itl_ms", "attainment"});
     slo.optional_double("ttft_ms", s.slo.ttft_ms, 0, 1e9);
     slo.optional_double("itl_ms", s.slo.itl_ms, 0, 1e9);
+    slo.optional_double("attainment", s.slo_attainment, 0.5, 0.9999);
     if (!slo.ok()) return slo.error();
   }
   if (top.ok() && root["metrics_gap"]) {

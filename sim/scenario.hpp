@@ -10,7 +10,7 @@
 //              lengths: {input_mean: 512, input_cv: 0.8, output_mean: 128, output_cv: 0.8}}
 //   duration_s: 3600
 //   tick_s: 30
-//   slo: {ttft_ms: 2000, itl_ms: 100}
+//   slo: {ttft_ms: 2000, itl_ms: 100, attainment: 0.99}
 //   checks:
 //     - {check: ttft_recovery_s, limit: 330, at_s: 1800, until_s: 2400}
 //
@@ -95,6 +95,10 @@ struct Scenario {
   double tick_s = 30;
   std::uint64_t seed = 1;
   SloTargets slo{2000, 100};
+  // slo.attainment: the share of requests the SLO promises within both targets. The
+  // oracle sizes each replica for it, so that the GPU-hours a policy is compared with
+  // are those of the same promise.
+  double slo_attainment = 0.95;
   double scale_to_zero_retention_s = 0;  // 0 = off
   double scale_down_cooldown_s = 300;
   std::optional<MetricsGap> metrics_gap;

@@ -83,6 +83,7 @@ std::optional<Error> add_oracle(PreparedScenario& p) {
     if (!demand.ok()) return invalid_argument(s.file + ": " + model_key(s, m) + "workload: " + demand.error().message);
     OracleOptions o;
     o.rate.seed = s.seed;
+    o.rate.attainment_target = s.slo_attainment;
     const Oracle oracle = compute_oracle(p.fleets[m], demand.value(), s.slo, o);
     gpu_hours += oracle.gpu_hours;
     if (per_window.size() < oracle.windows.size()) per_window.resize(oracle.windows.size(), 0);

@@ -30,7 +30,7 @@ namespace {
 struct SimulateFlags {
   std::string trace, fleet, report, json, trace_format = "auto", window;
   std::vector<std::string> policies;
-  double slo_ttft_ms = 2000, slo_itl_ms = 100;
+  double slo_ttft_ms = 2000, slo_itl_ms = 100, slo_attainment = 0.95;
   double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300;
   std::uint64_t seed = 1;
 };
@@ -41,6 +41,7 @@ std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
   for (const auto& p : f.policies) s << " --policy " << p;
   s << " --slo-ttft-ms " << fmt_num(f.slo_ttft_ms) << " --slo-itl-ms " << fmt_num(f.slo_itl_ms)
     << " --seed " << f.seed << " --tick-s " << fmt_num(f.tick_s);
+  if (cmd.count("--slo-attainment")) s << " --slo-attainment " << fmt_num(f.slo_attainment);
   if (cmd.count("--trace-format")) s << " --trace-format " << f.trace_format;
   if (cmd.count("--speedup")) s << " --speedup " << fmt_num(f.speedup);
   if (cmd.count("--rate-scale")) s << " --rate-scale " << fmt_num(f.rate_scale);
@@ -60,6 +61,8 @@ std::unique_ptr<sim::TraceSource> open_trace_or_throw(const std::string& path, c
 void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   require_nonnegative(f.slo_ttft_ms, "--slo-ttft-ms");
   require_nonnegative(f.slo_itl_ms, "--slo-itl-ms");
+  if (!(f.slo_attainment >= 0.5 && f.slo_attainment <= 0.9999))
+    throw UsageError("--slo-attainment must be in 0.5..0.9999, got " + fmt_num(f.slo_attainment));
   require_positive(f.speedup, "--speedup");
   require_positive(f.rate_scale, "--rate-scale");
   require_positive(f.tick_s, "--tick-s");
@@ -96,6 +99,7 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   sim::OracleOptions oopts;
   oopts.window_s = f.oracle_window_s;
   oopts.rate.seed = f.seed;
+  oopts.rate.attainment_target = f.slo_attainment;
   const sim::Oracle oracle = sim::compute_oracle(fleet.value(), demand.value(), slo, oopts);
   const double oracle_wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
@@ -155,6 +159,8 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--policy", f->policies, "policy name, repeatable; 'all' = every registered")->required();
   cmd->add_option("--slo-ttft-ms", f->slo_ttft_ms, "TTFT target, ms (0: none)")->capture_default_str();
   cmd->add_option("--slo-itl-ms", f->slo_itl_ms, "mean ITL target, ms (0: none)")->capture_default_str();
+  cmd->add_option("--slo-attainment", f->slo_attainment, "share of requests within both targets the oracle sizes for")
+      ->capture_default_str();
   cmd->add_option("--seed", f->seed, "seed of every random draw")->capture_default_str();
   cmd->add_option("--tick-s", f->tick_s, "policy tick interval, s")->capture_default_str();
   cmd->add_option("--trace-format", f->trace_format, "auto, azure, mooncake, servegen, native")->capture_default_str();

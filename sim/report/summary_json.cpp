@@ -14,7 +14,8 @@ nlohmann::json oracle_json(const Oracle& oracle) {
     sustainable[oracle.variants[i]] = oracle.sustainable[i].rate_rps;
     unloaded[oracle.variants[i]] = oracle.sustainable[i].unloaded_attainment;
   }
-  return {{"gpu_hours", oracle.feasible ? nlohmann::json(oracle.gpu_hours) : nlohmann::json(nullptr)},
+  return {{"attainment_target", oracle.attainment_target},
+          {"gpu_hours", oracle.feasible ? nlohmann::json(oracle.gpu_hours) : nlohmann::json(nullptr)},
           {"startup_gpu_hours", oracle.startup_gpu_hours},
           {"cost", oracle.feasible ? nlohmann::json(oracle.cost) : nlohmann::json(nullptr)},
           {"window_s", oracle.window_s},

@@ -105,6 +105,7 @@ TEST_CASE("simulate rejects bad flags and files with exit status 2, naming the f
       {base_args() + " --policy nope", "--policy"},
       {base_args() + " --policy fixed --tick-s 0", "--tick-s"},
       {base_args() + " --policy fixed --slo-ttft-ms -5", "--slo-ttft-ms"},
+      {base_args() + " --policy fixed --slo-attainment 1", "--slo-attainment"},
       {base_args() + " --policy fixed --speedup 0", "--speedup"},
       {base_args() + " --policy fixed --rate-scale -1", "--rate-scale"},
       {base_args() + " --policy fixed --window 9:x", "--window"},
@@ -122,5 +123,23 @@ TEST_CASE("simulate rejects bad flags and files with exit status 2, naming the f
     const auto run = run_binary(args);
     CHECK(run.exit_status == 2);
     CHECK(run.stderr_text.find(flag) != std::string::npos);
+  }
+}
+
+TEST_CASE("simulate --slo-attainment sets what the oracle sizes each replica for, and the JSON says so") {
+  const std::string loose = tmp("loose.json"), strict = tmp("strict.json");
+  const std::string args = base_args() + " --policy fixed --window 0:150";
+  const auto run = run_binary(args + " --slo-attainment 0.99 --json " + strict);
+  REQUIRE(run.exit_status == 0);
+  CHECK(run.stdout_text.find("--slo-attainment 0.99") != std::string::npos);  // the echoed command reruns it
+  REQUIRE(run_binary(args + " --slo-attainment 0.6 --json " + loose).exit_status == 0);
+  const auto a = nlohmann::json::parse(read_file(loose)), b = nlohmann::json::parse(read_file(strict));
+  std::remove(loose.c_str());
+  std::remove(strict.c_str());
+  CHECK(a["oracle"]["attainment_target"] == 0.6);
+  CHECK(b["oracle"]["attainment_target"] == 0.99);
+  for (const auto& [variant, rate] : a["oracle"]["sustainable_rps_per_replica"].items()) {
+    INFO(variant);
+    CHECK(b["oracle"]["sustainable_rps_per_replica"][variant].get<double>() < rate.get<double>());
   }
 }

@@ -160,3 +160,36 @@ TEST_CASE("A stale metrics gap in a scenario reaches the policy as aged pods") {
     if (why) CHECK(*why == "metrics stale: newest sample 90 s old (limit 60 s)");
   }
 }
+
+TEST_CASE("The oracle sizes each replica for the SLO's attainment: a stricter promise, a lower rate per replica") {
+  auto s = load_scenario(kTestDir + "/tiny-pass.yaml");
+  REQUIRE(s.ok());
+  s.value().checks.push_back({"gpu_hours_vs_oracle", 10, {}});
+  s.value().slo_attainment = 0.8;
+  auto loose = prepare_scenario(s.value());
+  s.value().slo_attainment = 0.999;
+  auto strict = prepare_scenario(s.value());
+  REQUIRE(loose.ok());
+  REQUIRE(strict.ok());
+  REQUIRE(loose.value().sustainable_rps.size() == strict.value().sustainable_rps.size());
+  for (std::size_t v = 0; v < loose.value().sustainable_rps.size(); ++v) {
+    INFO("variant " << v << ": " << loose.value().sustainable_rps[v] << " vs " << strict.value().sustainable_rps[v]);
+    CHECK(strict.value().sustainable_rps[v] < loose.value().sustainable_rps[v]);
+  }
+  CHECK(*strict.value().oracle_gpu_hours >= *loose.value().oracle_gpu_hours);
+}
+
+TEST_CASE("Each tick counts the requests that arrived in it and met the SLO, however late they finished") {
+  const auto r = run_scenario(prepared("tiny-pass"), "fixed");
+  REQUIRE(r.ok());
+  long long arrived = 0, met = 0;
+  for (const TickRecord& t : r.value().run.series) {
+    CHECK(t.arrived_met_slo <= t.arrived - t.arrived_failed);
+    arrived += t.arrived;
+    met += t.arrived_met_slo;
+  }
+  REQUIRE(arrived == r.value().run.report.requests);
+  REQUIRE(met > 0);
+  // The run's attainment is over finished requests; every one of this light run finishes.
+  CHECK(static_cast<double>(met) / static_cast<double>(arrived) == Approx(r.value().run.report.slo_attainment));
+}

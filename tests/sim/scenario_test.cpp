@@ -83,6 +83,18 @@ TEST_CASE("A scenario resolves its fleet path against its own folder and keeps i
   REQUIRE(s.value().metrics_gap.has_value());
   CHECK(s.value().metrics_gap->kind == MetricsGapKind::kNaN);
   CHECK(s.value().scale_to_zero_retention_s == 600);
+  CHECK(s.value().slo_attainment == 0.95);  // the SLO's promise when the file names none
+}
+
+TEST_CASE("slo.attainment is the SLO's promise, in 0.5..0.9999") {
+  TempScenario f(kGood + "slo: {ttft_ms: 1500, itl_ms: 80, attainment: 0.99}\n");
+  auto s = load_scenario(f.path());
+  REQUIRE(s.ok());
+  CHECK(s.value().slo.ttft_ms == 1500);
+  CHECK(s.value().slo_attainment == 0.99);
+  CHECK_THAT(load_error(kGood + "slo: {attainment: 1}\n"), Catch::Contains("slo.attainment must be <= 0.9999, got 1"));
+  CHECK_THAT(load_error(kGood + "slo: {attainment: 0.2}\n"), Catch::Contains("slo.attainment must be >= 0.5, got 0.2"));
+  CHECK_THAT(load_error(kGood + "slo: {attainment: most}\n"), Catch::Contains("slo.attainment must be a number"));
 }
 
 TEST_CASE("Scenario schema errors name the file, the key and the rule") {
