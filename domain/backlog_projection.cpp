@@ -1,6 +1,7 @@
 #include "domain/backlog_projection.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace capstan {
 
@@ -11,15 +12,19 @@ double projected_backlog(const BacklogOutlook& o, double horizon_s) {
   double backlog = std::max(0.0, o.backlog_now);
   double rate = std::max(0.0, o.ready_rate_rps);
   double t = 0;
-  // Between two arrivals of capacity the backlog moves linearly and stops at zero.
+  // What is waiting now was measured and stands; growth stops at the patience bound.
+  const double most = o.patience_s > 0 ? std::max(backlog, std::max(0.0, o.arrival_rps) * o.patience_s)
+                                       : std::numeric_limits<double>::infinity();
+  // Between two arrivals of capacity the backlog moves linearly, stops at zero and
+  // holds at what patient clients can keep waiting.
   for (const StartingCapacity& s : starting) {
     const double until = std::clamp(s.ready_in_s, t, horizon_s);
-    backlog = std::max(0.0, backlog + (o.arrival_rps - rate) * (until - t));
+    backlog = std::clamp(backlog + (o.arrival_rps - rate) * (until - t), 0.0, most);
     t = until;
     if (t >= horizon_s) break;
     rate += std::max(0.0, s.rate_rps);
   }
-  if (t < horizon_s) backlog = std::max(0.0, backlog + (o.arrival_rps - rate) * (horizon_s - t));
+  if (t < horizon_s) backlog = std::clamp(backlog + (o.arrival_rps - rate) * (horizon_s - t), 0.0, most);
   return backlog;
 }
 

@@ -22,9 +22,13 @@ struct BacklogOutlook {
   double arrival_rps = 0;       // observed
   double ready_rate_rps = 0;    // what the ready replicas serve while work waits
   std::vector<StartingCapacity> starting;
+  // How long a client waits before it gives up (0: unknown, nobody gives up). A FIFO
+  // queue whose clients leave after patience_s holds at most the arrivals of the last
+  // patience_s: a longer backlog is requests already lost, not work to drain.
+  double patience_s = 0;
 };
 
-// Requests still waiting horizon_s from now (>= 0).
+// Requests still waiting horizon_s from now (>= 0, at most arrival_rps x patience_s).
 double projected_backlog(const BacklogOutlook& outlook, double horizon_s);
 
 // The demand a backlog adds to the observed rate (outlook.arrival_rps), for a model or

@@ -11,7 +11,9 @@
 #include "domain/cost_aware_optimizer.hpp"
 #include "domain/demand_memory.hpp"
 #include "domain/format.hpp"
+#include "domain/metric_guard.hpp"
 #include "domain/observed_queueing.hpp"
+#include "domain/served_capacity.hpp"
 #include "domain/tail_capacity.hpp"
 
 namespace capstan {
@@ -24,6 +26,7 @@ struct ReplicaSizing {
   double capacity_rps = 0;    // per replica
   double predicted_ttft_ms = 0;
   bool tail_bound = false;    // the tail, not the mean, set the capacity
+  bool served_floor = false;  // what the replicas serve within the SLO now set it
 };
 
 std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const VariantSpec& spec,
@@ -64,7 +67,7 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   // Capacity per replica of each variant, from what it learned; the replicas still
   // starting, with when each will be ready.
   std::vector<std::optional<ReplicaSizing>> sizes;
-  BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}};
+  BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}, config_.client_timeout_s};
   for (const VariantTickInput& v : m.variants) {
     const std::string key = variant_id_key(m.model, v.state.spec.name);
     std::optional<ReplicaSizing> s;
@@ -76,6 +79,13 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
       auto& history = recent_capacity_[key];
       remember_capacity(history, s->capacity_rps);
       s->capacity_rps = median_capacity(history);
+      const auto served = served_within_slo_rps(v.state, config_.slo, max_sample_age_s(interval_s),
+                                                TunerConfig{}.transient_delay_s);
+      if (served && *served > s->capacity_rps) {
+        s->capacity_rps = *served;
+        s->served_floor = true;
+        s->tail_bound = false;
+      }
     }
     sizes.push_back(s);
     const std::vector<double> ready_in = starting_ready_in_s(key, v.state, now_s, interval_s);
@@ -137,6 +147,7 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
                        (sizes[i]->tail_bound ? " (tail-bound: P(TTFT > " + fmt_num(config_.slo.ttft_ms) +
                                                    " ms) <= " + fmt_num(config_.tail_probability) + ")"
                                              : "") +
+                       (sizes[i]->served_floor ? " (as served now within the SLO, above the learned model's)" : "") +
                        ", est. TTFT " +
                        fmt_num(sizes[i]->predicted_ttft_ms + (std::isfinite(wait_ms) ? wait_ms : 0)) + " ms incl. " +
                        (std::isfinite(wait_ms) ? fmt_num(wait_ms) + " ms" : "unbounded") + " observed queueing";

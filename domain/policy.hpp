@@ -78,6 +78,9 @@ struct PolicyConfig {
   RatioBand pd_band;               // prefill:decode replicas per model; {0, 0} = off
   std::string predictor = "holt";  // forecasting policies
   double tail_probability = 0.05;  // hybrid: bound on P(TTFT > target)
+  // How long clients wait for a response before they give up (the gateway's or
+  // client's timeout), 0 = unknown: hybrid drains no backlog longer than they wait.
+  double client_timeout_s = 0;
   double target_concurrency_per_replica = 32;  // hpa: running + waiting requests
 };
 

@@ -51,7 +51,7 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
   plan.signal.release_least_efficient_first = true;
   const double max_age_s = max_sample_age_s(tick.interval_s);
   const RoleBacklog backlog = role_backlog(m, role, max_age_s);
-  BacklogOutlook outlook{backlog.total(), tick.observed_rps, 0, {}};
+  BacklogOutlook outlook{backlog.total(), tick.observed_rps, 0, {}, config.client_timeout_s};
   double supply = 0, ready_supply = 0;
   std::string per_replica;
   for (std::size_t i = 0; i < m.variants.size(); ++i) {

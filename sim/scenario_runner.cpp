@@ -119,8 +119,10 @@ Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& s, std::size_
   return std::unique_ptr<TraceSource>(std::make_unique<CutTrace>(std::move(source), s.duration_s));
 }
 
-PolicyConfig policy_config(const Scenario& s) {
+PolicyConfig policy_config(const PreparedScenario& p) {
+  const Scenario& s = p.scenario;
   PolicyConfig c;
+  for (const FleetConfig& fleet : p.fleets) c.client_timeout_s = std::max(c.client_timeout_s, fleet.client_timeout_s);
   c.slo = {s.slo.ttft_ms, s.slo.itl_ms};
   c.scale_to_zero_retention_s = s.scale_to_zero_retention_s;
   c.scale_down_cooldown_s = s.scale_down_cooldown_s;
@@ -181,7 +183,7 @@ Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& po
 }
 
 Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, const std::string& policy_name) {
-  auto policy = make_policy(policy_name, policy_config(prepared.scenario));
+  auto policy = make_policy(policy_name, policy_config(prepared));
   if (!policy.ok()) return policy.error();
   auto r = run_scenario(prepared, *policy.value());
   if (r.ok()) r.value().policy = policy_name;

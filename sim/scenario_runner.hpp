@@ -46,9 +46,10 @@ Result<PreparedScenario> prepare_scenario(Scenario scenario, const ScenarioOverr
 // workloads are seeded model_seed(scenario seed, model).
 Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& scenario, std::size_t model = 0);
 
-// What the policies are configured with: the scenario's SLO, retention, cooldown and
-// GPU budget.
-PolicyConfig policy_config(const Scenario& scenario);
+// What the policies are configured with: the scenario's SLO, retention, cooldown, GPU
+// budget and policy knobs, and the longest client timeout of its fleets (what an
+// operator configures as its gateway's timeout).
+PolicyConfig policy_config(const PreparedScenario& prepared);
 
 struct ScenarioResult {
   std::string scenario;
@@ -62,7 +63,7 @@ struct ScenarioResult {
 // Runs `policy` (a fresh instance: its state is the run's). Errors only when the
 // workload cannot be read.
 Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& policy);
-// The same with a registered policy, made with policy_config(scenario).
+// The same with a registered policy, made with policy_config(prepared).
 Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, const std::string& policy_name);
 
 // {"scenarios":[{"scenario","policy","passed","checks":[{"name","value","limit","passed"}]}]};

@@ -106,6 +106,7 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
 
   PolicyConfig pconfig;
   pconfig.slo = {f.slo_ttft_ms, f.slo_itl_ms};
+  pconfig.client_timeout_s = fleet.value().client_timeout_s;  // the operator knows its gateway's timeout
   sim::HarnessOptions hopts;
   hopts.tick_s = f.tick_s;
   hopts.slo = slo;

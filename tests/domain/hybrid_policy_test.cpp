@@ -159,3 +159,14 @@ TEST_CASE("hybrid releases nothing while requests wait, and the reason says so")
   CHECK(d[0].target_replicas == 3);
   CHECK_THAT(d[0].reason.text, Catch::Contains("nothing released while 520 requests wait"));
 }
+
+TEST_CASE("hybrid never sizes by a learned capacity below what its replicas serve well inside the SLO") {
+  // The first fit, bootstrapped from one light-load sample, puts lambda* below the
+  // 4 req/s each replica serves here at about 12 ms ITL against a 40 ms target: sized
+  // by it alone, the fleet would grow for a load it already carries.
+  HybridPolicy p(config());
+  const auto d = p.tick(tick_at(0, Fleet{2, 0, 0}, 8));
+  INFO(d[0].reason.text);
+  CHECK(d[0].target_replicas == 2);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("lambda* 4 req/s per replica (as served now within the SLO"));
+}

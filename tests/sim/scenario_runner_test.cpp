@@ -101,7 +101,8 @@ PreparedScenario two_models() {
 
 TEST_CASE("Every model of a scenario runs in one harness run, with its priority, under the scenario's budget") {
   const auto p = two_models();
-  CHECK(policy_config(p.scenario).gpu_budget == 16);
+  CHECK(policy_config(p).gpu_budget == 16);
+  CHECK(policy_config(p).client_timeout_s == 60);  // the fleets' own, as an operator configures it
   Recorder policy;
   auto r = run_scenario(p, policy);
   REQUIRE(r.ok());
