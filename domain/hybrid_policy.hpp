@@ -1,9 +1,12 @@
 // `hybrid`, capstan's default policy (docs/policies.md has the reasoning and formulas):
 //   demand  D = max(forecast of the request rate at the variant's cold-start horizon,
 //                   observed rate + the backlog still waiting when new replicas can be
-//                   ready (backlog_projection.hpp) / drain time)
+//                   ready, at most what clients wait for (backlog_projection.hpp) /
+//                   drain time)
 //   capacity per replica c_v = min(lambda* at the SLO, the rate keeping
-//                   P(TTFT > target) <= p) from the EKF-learned queue model
+//                   P(TTFT > target) <= p) from the EKF-learned queue model, never
+//                   below what the replicas serve now well inside the SLO
+//                   (served_capacity.hpp)
 //   supply  = sum over variants of c_v x replicas, starting ones included
 // Missing capacity goes to the most cost-efficient variant; spare capacity (beyond a
 // 15% margin over the peak demand of the last scale-down cooldown) comes off the
