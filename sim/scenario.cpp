@@ -327,7 +327,7 @@ Result<Scenario> load_scenario(const std::string& path) {
     reject_unknown_keys(slo, root["slo"], {"ttft_ms", "itl_ms", "attainment"});
     slo.optional_double("ttft_ms", s.slo.ttft_ms, 0, 1e9);
     slo.optional_double("itl_ms", s.slo.itl_ms, 0, 1e9);
-    slo.optional_double("attainment", s.slo_attainment, 0.5, 0.9999);
+    slo.optional_double("attainment", s.slo_attainment, kMinAttainmentTarget, kMaxAttainmentTarget);
     if (!slo.ok()) return slo.error();
   }
   if (top.ok() && root["metrics_gap"]) {

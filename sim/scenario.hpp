@@ -40,6 +40,7 @@
 #include "domain/result.hpp"
 #include "domain/types.hpp"
 #include "sim/harness.hpp"
+#include "sim/sustainable_rate.hpp"
 
 namespace capstan::sim {
 
@@ -98,7 +99,7 @@ struct Scenario {
   // slo.attainment: the share of requests the SLO promises within both targets. The
   // oracle sizes each replica for it, so that the GPU-hours a policy is compared with
   // are those of the same promise.
-  double slo_attainment = 0.95;
+  double slo_attainment = SustainableRateOptions{}.attainment_target;
   double scale_to_zero_retention_s = 0;  // 0 = off
   double scale_down_cooldown_s = 300;
   std::optional<MetricsGap> metrics_gap;

@@ -25,6 +25,9 @@
 
 namespace capstan::sim {
 
+// The attainment an SLO may promise (scenario slo.attainment, simulate --slo-attainment).
+inline constexpr double kMinAttainmentTarget = 0.5, kMaxAttainmentTarget = 0.9999;
+
 struct SustainableRateOptions {
   double attainment_target = 0.95;
   double probe_requests = 2000;  // a probe lasts probe_requests / rate seconds...

@@ -21,6 +21,7 @@
 #include "sim/oracle.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/summary_json.hpp"
+#include "sim/sustainable_rate.hpp"
 #include "sim/trace_demand.hpp"
 #include "sim/trace_open.hpp"
 
@@ -30,7 +31,7 @@ namespace {
 struct SimulateFlags {
   std::string trace, fleet, report, json, trace_format = "auto", window;
   std::vector<std::string> policies;
-  double slo_ttft_ms = 2000, slo_itl_ms = 100, slo_attainment = 0.95;
+  double slo_ttft_ms = 2000, slo_itl_ms = 100, slo_attainment = sim::SustainableRateOptions{}.attainment_target;
   double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300;
   std::uint64_t seed = 1;
 };
@@ -61,8 +62,9 @@ std::unique_ptr<sim::TraceSource> open_trace_or_throw(const std::string& path, c
 void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   require_nonnegative(f.slo_ttft_ms, "--slo-ttft-ms");
   require_nonnegative(f.slo_itl_ms, "--slo-itl-ms");
-  if (!(f.slo_attainment >= 0.5 && f.slo_attainment <= 0.9999))
-    throw UsageError("--slo-attainment must be in 0.5..0.9999, got " + fmt_num(f.slo_attainment));
+  if (!(f.slo_attainment >= sim::kMinAttainmentTarget && f.slo_attainment <= sim::kMaxAttainmentTarget))
+    throw UsageError("--slo-attainment must be in " + fmt_num(sim::kMinAttainmentTarget) + ".." +
+                     fmt_num(sim::kMaxAttainmentTarget) + ", got " + fmt_num(f.slo_attainment));
   require_positive(f.speedup, "--speedup");
   require_positive(f.rate_scale, "--rate-scale");
   require_positive(f.tick_s, "--tick-s");
