@@ -1,7 +1,8 @@
 // What `hybrid` remembers between ticks to size a model, or one role of a split model
 // (role_sizing.hpp), the same way in both: recent per-replica capacity figures, whose
 // median sizes the fleet so that one tick's drifting fit does not move replicas; and
-// recent demand, whose peak over the scale-down cooldown is what capacity is kept for.
+// recent request rates, whose peak over the scale-down cooldown (with this tick's
+// demand) is what capacity is kept for.
 // Plain values, serialised as they are by nlohmann::json.
 #pragma once
 
@@ -29,13 +30,19 @@ inline double median_capacity(const std::deque<double>& history) {
   return sorted[sorted.size() / 2];
 }
 
-// (time, demand), oldest first.
+// (time, observed request rate), oldest first.
 using DemandHistory = std::deque<std::pair<double, double>>;
 
-// Records this tick's demand (when `record`: a tick whose rate is evidence), forgets
-// what is older than keep_s, and returns the peak of what is left and `demand`.
-inline double peak_demand(DemandHistory& recent, double now_s, double demand, bool record, double keep_s) {
-  if (record) recent.emplace_back(now_s, demand);
+// Records this tick's observed rate (when `record`: a tick whose rate is evidence),
+// forgets what is older than keep_s, and returns the peak of what is left and of
+// `demand`, this tick's sizing demand. Past ticks count by what arrived, not by what
+// was forecast then: a forecast whose time has come is replaced by what was observed,
+// and one still ahead by this tick's newer forecast, so capacity is not kept for a
+// forecast the traffic has already proved wrong (after a stop, a trend-following
+// forecaster still predicts a quarter of the old rate for a tick or two).
+inline double peak_demand(DemandHistory& recent, double now_s, double observed_rps, double demand, bool record,
+                          double keep_s) {
+  if (record) recent.emplace_back(now_s, observed_rps);
   while (!recent.empty() && recent.front().first < now_s - keep_s) recent.pop_front();
   double peak = demand;
   for (const auto& [t, d] : recent) peak = std::max(peak, d);

@@ -123,7 +123,8 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   signal.supply = supply;
   // Capacity outlives the demand that needed it by the configured cooldown.
   const double keep_s = config_.scale_down_cooldown_s;
-  const double peak = peak_demand(recent_demand_[model_id_key(m.model)], now_s, demand, seen.usable, keep_s);
+  const double peak =
+      peak_demand(recent_demand_[model_id_key(m.model)], now_s, observed_rps, demand, seen.usable, keep_s);
   signal.required = std::max(0.0, demand - supply);
   // Nothing is released while requests wait: the replicas holding them are the ones
   // draining them, and a backlog is the wrong time to trust a spare-capacity figure.

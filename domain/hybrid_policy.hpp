@@ -9,7 +9,8 @@
 //                   (served_capacity.hpp)
 //   supply  = sum over variants of c_v x replicas, starting ones included
 // Missing capacity goes to the most cost-efficient variant; spare capacity (beyond a
-// 15% margin over the peak demand of the last scale-down cooldown) comes off the
+// 15% margin over the peak of this tick's demand and the request rates observed over
+// the last scale-down cooldown) comes off the
 // least cost-efficient one; the shared finisher then applies the
 // metric guard, step limit, enforcer and GPU budget. A model with nothing learned yet
 // falls back to WVA's saturation rule, which needs no parameters.
@@ -55,8 +56,8 @@ class HybridPolicy : public Policy {
   SaturationConfig saturation_;
   LearnedModels learned_;
   std::map<std::string, TrafficForecastState> forecasts_;  // by model key
-  // Recent (time, demand) per model: capacity is released only below the peak of the
-  // last scale-down cooldown.
+  // Recent (time, observed request rate) per model: capacity is released only below
+  // the peak of the last scale-down cooldown and this tick's demand.
   std::map<std::string, DemandHistory> recent_demand_;
   // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
   // one tick's drifting fit does not move replicas.

@@ -88,7 +88,7 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
   const double demand = projected.demand_rps;
   const double keep_s = config.scale_down_cooldown_s;
   const double peak = peak_demand(state.recent_demand[model_id_key(m.model) + "/" + to_string(role)], tick.now_s,
-                                  demand, tick.usable, keep_s);
+                                  tick.observed_rps, demand, tick.usable, keep_s);
 
   plan.signal.demand = demand;
   plan.signal.supply = supply;
