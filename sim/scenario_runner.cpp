@@ -124,6 +124,7 @@ PolicyConfig policy_config(const PreparedScenario& p) {
   PolicyConfig c;
   for (const FleetConfig& fleet : p.fleets) c.client_timeout_s = std::max(c.client_timeout_s, fleet.client_timeout_s);
   c.slo = {s.slo.ttft_ms, s.slo.itl_ms};
+  c.tail_probability = 1 - s.slo_attainment;
   c.scale_to_zero_retention_s = s.scale_to_zero_retention_s;
   c.scale_down_cooldown_s = s.scale_down_cooldown_s;
   c.gpu_budget = s.gpu_budget;

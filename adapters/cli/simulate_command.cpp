@@ -109,6 +109,7 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   PolicyConfig pconfig;
   pconfig.slo = {f.slo_ttft_ms, f.slo_itl_ms};
   pconfig.client_timeout_s = fleet.value().client_timeout_s;  // the operator knows its gateway's timeout
+  pconfig.tail_probability = 1 - f.slo_attainment;             // the share of requests the SLO may miss
   sim::HarnessOptions hopts;
   hopts.tick_s = f.tick_s;
   hopts.slo = slo;
@@ -132,7 +133,9 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   }
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  const nlohmann::json summary = sim::summary_json(f.trace, f.fleet, slo, oracle, runs);
+  nlohmann::json summary = sim::summary_json(f.trace, f.fleet, slo, oracle, runs);
+  summary["policy_config"] = {{"tail_probability", pconfig.tail_probability},
+                              {"client_timeout_s", pconfig.client_timeout_s}};
   std::cout << format_simulate_table(summary);
   std::printf("oracle: %s GPU-hours (cost %s) over %zu windows of %s s; sustainable req/s per replica:",
               fmt_num(oracle.gpu_hours).c_str(), fmt_num(oracle.cost).c_str(), oracle.windows.size(),
@@ -162,7 +165,9 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--policy", f->policies, "policy name, repeatable; 'all' = every registered")->required();
   cmd->add_option("--slo-ttft-ms", f->slo_ttft_ms, "TTFT target, ms (0: none)")->capture_default_str();
   cmd->add_option("--slo-itl-ms", f->slo_itl_ms, "mean ITL target, ms (0: none)")->capture_default_str();
-  cmd->add_option("--slo-attainment", f->slo_attainment, "share of requests within both targets the oracle sizes for")
+  cmd->add_option("--slo-attainment", f->slo_attainment,
+                  "share of requests within both targets: the oracle sizes for it, the policies' tail "
+                  "probability is 1 - it")
       ->capture_default_str();
   cmd->add_option("--seed", f->seed, "seed of every random draw")->capture_default_str();
   cmd->add_option("--tick-s", f->tick_s, "policy tick interval, s")->capture_default_str();

@@ -138,6 +138,11 @@ TEST_CASE("simulate --slo-attainment sets what the oracle sizes each replica for
   std::remove(strict.c_str());
   CHECK(a["oracle"]["attainment_target"] == 0.6);
   CHECK(b["oracle"]["attainment_target"] == 0.99);
+  // The policies are told the same SLO: the share their latency tails may miss, and the
+  // fleet's client timeout (ops/examples/fleet.yaml: 120 s).
+  CHECK(a["policy_config"]["tail_probability"].get<double>() == Approx(0.4));
+  CHECK(b["policy_config"]["tail_probability"].get<double>() == Approx(0.01));
+  CHECK(b["policy_config"]["client_timeout_s"] == 120);
   for (const auto& [variant, rate] : a["oracle"]["sustainable_rps_per_replica"].items()) {
     INFO(variant);
     CHECK(b["oracle"]["sustainable_rps_per_replica"][variant].get<double>() < rate.get<double>());

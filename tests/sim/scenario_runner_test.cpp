@@ -194,3 +194,11 @@ TEST_CASE("Each tick counts the requests that arrived in it and met the SLO, how
   // The run's attainment is over finished requests; every one of this light run finishes.
   CHECK(static_cast<double>(met) / static_cast<double>(arrived) == Approx(r.value().run.report.slo_attainment));
 }
+
+TEST_CASE("A scenario's SLO attainment is the share of requests hybrid lets its latency tails miss") {
+  auto p = prepared("tiny-pass");
+  p.scenario.slo_attainment = 0.99;
+  CHECK(policy_config(p).tail_probability == Approx(0.01));
+  p.scenario.slo_attainment = 0.9;
+  CHECK(policy_config(p).tail_probability == Approx(0.1));
+}
