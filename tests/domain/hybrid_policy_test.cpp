@@ -170,3 +170,38 @@ TEST_CASE("hybrid never sizes by a learned capacity below what its replicas serv
   CHECK(d[0].target_replicas == 2);
   CHECK_THAT(d[0].reason.text, Catch::Contains("lambda* 4 req/s per replica (as served now within the SLO"));
 }
+
+namespace {
+
+// The figure after `label` in a decision's reason, e.g. "peak " -> 28.
+double figure_after(const std::string& text, const std::string& label) {
+  const auto at = text.find(label);
+  REQUIRE(at != std::string::npos);
+  return std::stod(text.substr(at + label.size()));
+}
+
+}  // namespace
+
+TEST_CASE("hybrid keeps capacity for the rates that arrived over the cooldown, not for its past forecasts") {
+  // A steady climb makes the forecast at the horizon run well above each tick's rate;
+  // when the climb stops short, those forecasts were wrong, and the peak kept for the
+  // cooldown is the highest rate that arrived.
+  PolicyConfig c = config();
+  c.scale_down_cooldown_s = 300;
+  HybridPolicy p(c);
+  const Fleet f{8, 0, 0};
+  double highest_forecast = 0, highest_observed = 0;
+  for (int t = 0; t < 12; ++t) {
+    const double rps = 8 + 2.0 * t;
+    const auto d = p.tick(tick_at(30.0 * t, f, rps));
+    if (d[0].reason.text.find("(forecast ") != std::string::npos)  // not before the first fit
+      highest_forecast = std::max(highest_forecast, figure_after(d[0].reason.text, "(forecast "));
+    highest_observed = std::max(highest_observed, rps);
+  }
+  REQUIRE(highest_forecast > highest_observed + 5);  // the forecasts ran ahead
+  const auto d = p.tick(tick_at(360, f, 4));
+  INFO(d[0].reason.text);
+  const double demand = figure_after(d[0].reason.text, "demand ");
+  const double peak = figure_after(d[0].reason.text, "peak ");
+  CHECK(peak == Approx(std::max(highest_observed, demand)).epsilon(0.01));
+}
