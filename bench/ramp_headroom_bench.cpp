@@ -22,11 +22,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "domain/demand_memory.hpp"
 #include "sim/scenario.hpp"
 #include "sim/synthetic_trace.hpp"
 
@@ -60,15 +60,12 @@ Outcome run_policy(const sim::RateCurve& curve, double duration_s, double capaci
   auto replicas_for = [&](double rate) { return static_cast<int>(std::ceil(headroom * rate / capacity)); };
   int ready = replicas_for(curve.rate_rps(0));
   std::vector<double> starting;                 // ready times
-  std::deque<std::pair<double, double>> recent;  // (tick, mean rate)
+  DemandHistory recent;                          // (tick, mean rate)
   double arrived = 0, missed = 0, hours = 0;
   for (double now = 0; now < duration_s; now += kTickS) {
     double mean = 0;
     for (double t = now - kTickS; t < now; t += kStepS) mean += std::max(0.0, curve.rate_rps(t)) / (kTickS / kStepS);
-    recent.emplace_back(now, mean);
-    while (recent.front().first < now - kCooldownS) recent.pop_front();
-    double demand = 0;
-    for (const auto& r : recent) demand = std::max(demand, r.second);
+    double demand = peak_demand(recent, now, mean, 0.0, true, kCooldownS);  // hybrid's rule
     if (trend && recent.size() >= 3) {
       const double slope = (recent.back().second - recent[recent.size() - 3].second) / (2 * kTickS);
       demand = std::max(demand, mean + slope * startup_s);
