@@ -11,6 +11,7 @@
 #include "domain/cost_aware_optimizer.hpp"
 #include "domain/demand_memory.hpp"
 #include "domain/format.hpp"
+#include "domain/itl_tail.hpp"
 #include "domain/metric_guard.hpp"
 #include "domain/observed_queueing.hpp"
 #include "domain/served_capacity.hpp"
@@ -22,21 +23,32 @@ namespace {
 const std::vector<PredictorKind> kPredictors{PredictorKind::kConstant, PredictorKind::kHolt,
                                              PredictorKind::kKalman};
 
+// Windows of per-request ITL evidence kept per variant: 20 ticks of 30 s, so the
+// spread follows the fleet within minutes and pools enough requests at light load.
+constexpr std::size_t kItlWindows = 20;
+
 struct ReplicaSizing {
   double capacity_rps = 0;    // per replica
   double predicted_ttft_ms = 0;
-  bool tail_bound = false;    // the tail, not the mean, set the capacity
+  bool tail_bound = false;    // the TTFT tail, not the mean, set the capacity
+  double itl_sized_ms = 0;    // > 0: the ITL spread set it, sizing the mean ITL to this
   bool served_floor = false;  // what the replicas serve within the SLO now set it
 };
 
+Result<QueueAnalyzer> variant_queue(const ServiceParams& params, const VariantSpec& spec,
+                                    const TrafficSample& traffic) {
+  return QueueAnalyzer::create(params, {spec.max_batch_size, spec.max_queue_size},
+                               {traffic.avg_input_tokens, std::max(1.0, traffic.avg_output_tokens)});
+}
+
 std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const VariantSpec& spec,
-                                   const TrafficSample& traffic, const SloTargets& slo, double p) {
-  auto qa = QueueAnalyzer::create(params, {spec.max_batch_size, spec.max_queue_size},
-                                  {traffic.avg_input_tokens, std::max(1.0, traffic.avg_output_tokens)});
+                                          const TrafficSample& traffic, const SloTargets& slo, double p,
+                                          const std::optional<ItlSpread>& itl_spread) {
+  auto qa = variant_queue(params, spec, traffic);
   if (!qa) return std::nullopt;
   auto mean = qa->size(slo);
   if (!mean) return std::nullopt;
-  ReplicaSizing s{mean->at_lambda_star.throughput_rps, mean->at_lambda_star.ttft_ms, false};
+  ReplicaSizing s{mean->at_lambda_star.throughput_rps, mean->at_lambda_star.ttft_ms, false, 0, false};
   if (slo.ttft_ms > 0) {
     auto tail = tail_capacity_rps(*qa, slo.ttft_ms, p);
     if (!tail) return std::nullopt;
@@ -46,8 +58,33 @@ std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const Var
       if (auto m = qa->analyze(*tail)) s.predicted_ttft_ms = m->ttft_ms;
     }
   }
+  if (itl_spread && slo.itl_ms > 0) {
+    const double sized_ms = itl_sizing_target_ms(*itl_spread, slo.itl_ms, qa->decode_time_ms(1), p);
+    if (sized_ms < slo.itl_ms) {
+      auto tail = qa->size({slo.ttft_ms, sized_ms});
+      if (tail && tail->at_lambda_star.throughput_rps < s.capacity_rps) {
+        s.capacity_rps = tail->at_lambda_star.throughput_rps;
+        s.predicted_ttft_ms = tail->at_lambda_star.ttft_ms;
+        s.tail_bound = false;
+        s.itl_sized_ms = sized_ms;
+      }
+    }
+  }
   if (!(s.capacity_rps > 0)) return std::nullopt;
   return s;
+}
+
+// This window's per-request ITL evidence of a variant, against its learned model at
+// the rate its replicas served; nothing when there is none.
+std::vector<ItlTailPoint> itl_evidence(const ServiceParams& params, const VariantState& v,
+                                       const TrafficSample& traffic, double max_sample_age_s) {
+  const auto served = served_request_itl(v, max_sample_age_s, TunerConfig{}.transient_delay_s);
+  if (!served) return {};
+  auto qa = variant_queue(params, v.spec, traffic);
+  if (!qa) return {};
+  auto m = qa->analyze(served->rate_per_replica_rps);
+  if (!m) return {};
+  return itl_tail_points(served->requests, qa->decode_time_ms(1), m->itl_ms);
 }
 
 }  // namespace
@@ -72,19 +109,32 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
     const std::string key = variant_id_key(m.model, v.state.spec.name);
     std::optional<ReplicaSizing> s;
     auto it = learned_.tuners.find(key);
+    std::optional<ItlSpread> spread;
+    if (it != learned_.tuners.end() && seen.has_token_lengths && seen.usable) {
+      auto points = itl_evidence(it->second.params, v.state, seen.now, max_sample_age_s(interval_s));
+      if (!points.empty()) {
+        auto& windows = itl_windows_[key];
+        windows.push_back(std::move(points));
+        while (windows.size() > kItlWindows) windows.pop_front();
+      }
+    }
+    if (auto w = itl_windows_.find(key); w != itl_windows_.end()) {
+      spread = fit_itl_spread({w->second.begin(), w->second.end()});
+    }
     if (it != learned_.tuners.end() && shape.avg_input_tokens > 0) {
-      s = size_variant(it->second.params, v.state.spec, shape, config_.slo, config_.tail_probability);
+      s = size_variant(it->second.params, v.state.spec, shape, config_.slo, config_.tail_probability, spread);
     }
     if (s) {
       auto& history = recent_capacity_[key];
       remember_capacity(history, s->capacity_rps);
       s->capacity_rps = median_capacity(history);
       const auto served = served_within_slo_rps(v.state, config_.slo, max_sample_age_s(interval_s),
-                                                TunerConfig{}.transient_delay_s);
+                                                TunerConfig{}.transient_delay_s, config_.tail_probability);
       if (served && *served > s->capacity_rps) {
         s->capacity_rps = *served;
         s->served_floor = true;
         s->tail_bound = false;
+        s->itl_sized_ms = 0;
       }
     }
     sizes.push_back(s);
@@ -148,6 +198,11 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
                        (sizes[i]->tail_bound ? " (tail-bound: P(TTFT > " + fmt_num(config_.slo.ttft_ms) +
                                                    " ms) <= " + fmt_num(config_.tail_probability) + ")"
                                              : "") +
+                       (sizes[i]->itl_sized_ms > 0
+                            ? " (tail-bound: P(ITL > " + fmt_num(config_.slo.itl_ms) + " ms) <= " +
+                                  fmt_num(config_.tail_probability) + " by the measured spread of requests' ITL, mean ITL sized to " +
+                                  fmt_num(std::round(sizes[i]->itl_sized_ms * 10) / 10) + " ms)"
+                            : "") +
                        (sizes[i]->served_floor ? " (as served now within the SLO, above the learned model's)" : "") +
                        ", est. TTFT " +
                        fmt_num(sizes[i]->predicted_ttft_ms + (std::isfinite(wait_ms) ? wait_ms : 0)) + " ms incl. " +
@@ -197,6 +252,7 @@ nlohmann::json HybridPolicy::save_state() const {
           {"recent_demand", recent_demand_},
           {"recent_capacity", recent_capacity_},
           {"starting_since", starting_since_},
+          {"itl_windows", itl_windows_},
           {"split", split_},
           {"finisher", finisher_}};
 }
@@ -210,6 +266,7 @@ Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
     recent_demand_ = state.at("recent_demand").get<std::map<std::string, DemandHistory>>();
     recent_capacity_ = state.at("recent_capacity").get<std::map<std::string, std::deque<double>>>();
     starting_since_ = state.value("starting_since", std::map<std::string, std::deque<double>>{});
+    itl_windows_ = state.value("itl_windows", std::map<std::string, std::deque<std::vector<ItlTailPoint>>>{});
     split_ = std::move(split);
     learned_ = std::move(learned);
     forecasts_ = std::move(forecasts);

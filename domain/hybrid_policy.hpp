@@ -27,6 +27,7 @@
 #include <string>
 
 #include "domain/demand_memory.hpp"
+#include "domain/itl_tail.hpp"
 #include "domain/model_learning.hpp"
 #include "domain/policy.hpp"
 #include "domain/role_sizing.hpp"
@@ -62,6 +63,9 @@ class HybridPolicy : public Policy {
   // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
   // one tick's drifting fit does not move replicas.
   std::map<std::string, std::deque<double>> recent_capacity_;
+  // The per-request ITL evidence of recent windows per variant (itl_tail.hpp), oldest
+  // first, at most kItlWindows.
+  std::map<std::string, std::deque<std::vector<ItlTailPoint>>> itl_windows_;
   // When each replica still starting was asked for, oldest first, per variant.
   std::map<std::string, std::deque<double>> starting_since_;
   SplitSizingState split_;  // models split into prefill and decode variants

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "domain/format.hpp"
+
 namespace capstan {
 namespace {
 
@@ -38,6 +40,44 @@ void read(const nlohmann::json& j, const char* key, bool& out) {
   out = j.at(key).get<bool>();
 }
 
+std::vector<double> read_numbers(const nlohmann::json& j, const std::string& key) {
+  if (!j.contains(key)) return {};
+  const auto& v = j.at(key);
+  if (!v.is_array()) throw std::invalid_argument(key + " must be an array of numbers, got " + v.dump());
+  std::vector<double> out;
+  for (const auto& x : v) {
+    if (!x.is_number() || !std::isfinite(x.get<double>()) || x.get<double>() < 0) {
+      throw std::invalid_argument(key + " must hold finite numbers >= 0, got " + x.dump());
+    }
+    out.push_back(x.get<double>());
+  }
+  return out;
+}
+
+WindowHistogram read_histogram(const nlohmann::json& j, const std::string& key) {
+  if (!j.is_object()) throw std::invalid_argument(key + " must be a JSON object, got " + j.dump());
+  WindowHistogram h;
+  h.upper_bounds_ms = read_numbers(j, "upper_bounds_ms");
+  h.cumulative = read_numbers(j, "cumulative");
+  read(j, "count", h.count, 0);
+  read(j, "sum_ms", h.sum_ms, 0);
+  if (h.upper_bounds_ms.size() != h.cumulative.size()) {
+    throw std::invalid_argument(key + ".cumulative must have one count per upper bound (" +
+                                std::to_string(h.upper_bounds_ms.size()) + "), got " +
+                                std::to_string(h.cumulative.size()));
+  }
+  for (std::size_t i = 0; i < h.cumulative.size(); ++i) {
+    if (i > 0 && !(h.upper_bounds_ms[i] > h.upper_bounds_ms[i - 1])) {
+      throw std::invalid_argument(key + ".upper_bounds_ms must increase, got " + j.at("upper_bounds_ms").dump());
+    }
+    if ((i > 0 && h.cumulative[i] < h.cumulative[i - 1]) || h.cumulative[i] > h.count) {
+      throw std::invalid_argument(key + ".cumulative must not decrease and stay <= count " + fmt_num(h.count) +
+                                  ", got " + j.at("cumulative").dump());
+    }
+  }
+  return h;
+}
+
 }  // namespace
 
 void from_json(const nlohmann::json& j, PodMetrics& p) {
@@ -54,6 +94,7 @@ void from_json(const nlohmann::json& j, PodMetrics& p) {
   read(j, "ready", p.ready);
   read(j, "seconds_since_start", p.seconds_since_start, 0);
   read(j, "sample_age_s", p.sample_age_s, 0);
+  if (j.contains("request_itl")) p.request_itl = read_histogram(j.at("request_itl"), "request_itl");
 }
 
 void to_json(nlohmann::json& j, const PodMetrics& p) {
@@ -62,6 +103,12 @@ void to_json(nlohmann::json& j, const PodMetrics& p) {
        {"avg_output_tokens", p.avg_output_tokens}, {"kv_usage", p.kv_usage},
        {"queue_length", p.queue_length}, {"running", p.running}, {"ready", p.ready},
        {"seconds_since_start", p.seconds_since_start}, {"sample_age_s", p.sample_age_s}};
+  if (!p.request_itl.empty()) {
+    j["request_itl"] = {{"upper_bounds_ms", p.request_itl.upper_bounds_ms},
+                        {"cumulative", p.request_itl.cumulative},
+                        {"count", p.request_itl.count},
+                        {"sum_ms", p.request_itl.sum_ms}};
+  }
 }
 
 void from_json(const nlohmann::json& j, VariantSpec& v) {

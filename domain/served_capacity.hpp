@@ -26,8 +26,11 @@ inline constexpr double kServedLatencyShare = 0.6;
 // Per-replica req/s served within the SLO, or nothing when any fresh ready replica
 // misses the conditions above, none serves traffic, or a sample is older than
 // max_sample_age_s or not finite. Replicas started less than warm_up_s ago are left
-// out, as their latencies describe their warm-up.
+// out, as their latencies describe their warm-up. A pod that reports its requests' own
+// ITLs (PodMetrics::request_itl) must also show at most tail_probability of them over
+// the ITL target: a mean well inside it can still hide a tail that misses it.
 std::optional<double> served_within_slo_rps(const VariantState& variant, const SloTargets& slo,
-                                            double max_sample_age_s, double warm_up_s);
+                                            double max_sample_age_s, double warm_up_s,
+                                            double tail_probability = 1);
 
 }  // namespace capstan

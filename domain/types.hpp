@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 namespace capstan {
 
@@ -29,6 +30,20 @@ enum class Role { kBoth, kPrefill, kDecode };
 const char* to_string(Role role);
 bool parse_role(const std::string& text, Role& out);
 
+// A latency histogram over one observation window, as Prometheus keeps one: the number
+// of observations at or below each upper bound (cumulative, bounds increasing), their
+// count (the +Inf bucket) and sum. Empty when the server does not export it.
+struct WindowHistogram {
+  std::vector<double> upper_bounds_ms;
+  std::vector<double> cumulative;
+  double count = 0;
+  double sum_ms = 0;
+
+  bool empty() const { return !(count > 0); }
+  double mean_ms() const { return count > 0 ? sum_ms / count : 0; }
+  bool operator==(const WindowHistogram&) const = default;
+};
+
 // One pod's serving metrics over the last observation window.
 struct PodMetrics {
   std::string pod;
@@ -45,6 +60,10 @@ struct PodMetrics {
   // How old this sample is: seconds since the pod's metrics last updated (0 = taken in
   // this window). A collector that serves a frozen scrape says so here.
   double sample_age_s = 0;
+  // Each request's own mean ITL (vLLM's vllm:request_time_per_output_token_seconds),
+  // for the requests that finished in the window: the spread the SLO sees, which the
+  // token-weighted avg_itl_ms hides.
+  WindowHistogram request_itl;
 };
 
 struct VariantSpec {

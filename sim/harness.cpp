@@ -209,9 +209,11 @@ void blank_metrics(TickInput& input, bool nan) {
         v.state.pods.clear();
         continue;
       }
-      for (PodMetrics& p : v.state.pods)
+      for (PodMetrics& p : v.state.pods) {
         p.arrival_rate_rps = p.avg_ttft_ms = p.avg_itl_ms = p.avg_input_tokens = p.avg_output_tokens = p.kv_usage =
             p.queue_length = p.running = x;
+        p.request_itl.sum_ms = p.request_itl.count = x;
+      }
     }
 }
 

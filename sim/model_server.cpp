@@ -273,6 +273,7 @@ void ModelServer::finish(const Sequence& seq, double now_s) {
   o.output_tokens = seq.request.output_tokens;
   o.ttft_s = seq.first_token_s - seq.request.arrival_s;
   o.mean_itl_s = seq.generated > 1 ? (now_s - seq.first_token_s) / (seq.generated - 1) : 0;
+  if (seq.generated > 1) metrics_.request_time_per_output_token_s.observe(o.mean_itl_s);
   o.preemptions = seq.preemptions;
   outcomes_.push_back(o);
 }

@@ -3,10 +3,12 @@
 // (the in-process equivalent of rate()/increase() over a scraped vLLM + EPP pair).
 // Averages are over the window's events: TTFT over first tokens, ITL over output-token
 // gaps, token counts over requests finished in the window. An empty window gives 0.
+// The per-request ITL histogram is the window's increase of each bucket.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "domain/types.hpp"
 #include "sim/replica.hpp"
@@ -25,6 +27,9 @@ struct CounterSample {
   std::uint64_t prompt_count = 0;
   double generation_tokens_sum = 0;
   std::uint64_t generation_count = 0;
+  std::vector<double> request_itl_bounds_s;       // the histogram's finite upper bounds
+  std::vector<std::uint64_t> request_itl_buckets;  // per bucket, +Inf last (not cumulative)
+  double request_itl_sum_s = 0;
 };
 
 CounterSample sample_counters(const Replica& replica, const Router& router, double now_s);

@@ -82,6 +82,8 @@ std::string render_replica_metrics(const Replica& replica, const std::string& mo
               m.time_to_first_token_s);
   w.histogram("vllm:time_per_output_token_seconds", "Histogram of time per output token in seconds.",
               m.time_per_output_token_s);
+  w.histogram("vllm:request_time_per_output_token_seconds",
+              "Histogram of time_per_output_token_seconds per request.", m.request_time_per_output_token_s);
   w.histogram("vllm:e2e_request_latency_seconds", "Histogram of end to end request latency in seconds.",
               m.e2e_request_latency_s);
   w.histogram("vllm:request_prompt_tokens", "Number of prefill tokens processed.", m.request_prompt_tokens);

@@ -28,6 +28,9 @@ struct ServerMetrics {
 
   Histogram time_to_first_token_s{vllm_ttft_buckets_s()};
   Histogram time_per_output_token_s{vllm_tpot_buckets_s()};
+  // Per finished request with two or more output tokens: its mean gap between them
+  // (vLLM v1's vllm:request_time_per_output_token_seconds, same buckets as TPOT).
+  Histogram request_time_per_output_token_s{vllm_tpot_buckets_s()};
   Histogram e2e_request_latency_s{vllm_e2e_buckets_s()};
   Histogram request_prompt_tokens;
   Histogram request_generation_tokens;

@@ -205,3 +205,26 @@ TEST_CASE("hybrid keeps capacity for the rates that arrived over the cooldown, n
   const double peak = figure_after(d[0].reason.text, "peak ");
   CHECK(peak == Approx(std::max(highest_observed, demand)).epsilon(0.01));
 }
+
+TEST_CASE("hybrid sizes by the spread of requests' ITL its pods report, not by the mean alone") {
+  // Same load, same learned model; in one fleet 10% of the requests' own ITLs are over
+  // the 40 ms target although the mean is well inside it.
+  auto with_spread = [](TickInput in) {
+    for (PodMetrics& pod : in.models[0].variants[0].state.pods)
+      pod.request_itl = {{10, 25, 40, 60, 80}, {0, 150, 270, 297, 300}, 300, 300 * pod.avg_itl_ms};
+    return in;
+  };
+  HybridPolicy spread(config()), mean_only(config());
+  const Fleet f{3, 0, 0};
+  std::vector<Decision> a, b;
+  for (int t = 0; t < 10; ++t) {
+    const TickInput in = tick_at(30.0 * t, f, 12 * (1 + 0.02 * (t % 3)));
+    a = spread.tick(with_spread(in));
+    b = mean_only.tick(in);
+  }
+  INFO(a[0].reason.text);
+  INFO(b[0].reason.text);
+  CHECK_THAT(a[0].reason.text, Catch::Contains("(tail-bound: P(ITL > 40 ms) <= 0.05 by the measured spread of requests' ITL"));
+  CHECK_THAT(b[0].reason.text, !Catch::Contains("measured spread"));
+  CHECK(figure_after(a[0].reason.text, "lambda* ") < 0.9 * figure_after(b[0].reason.text, "lambda* "));
+}

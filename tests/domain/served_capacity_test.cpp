@@ -68,3 +68,17 @@ TEST_CASE("A replica that is not ready is not evidence") {
   REQUIRE(r);
   CHECK(*r == Approx(3));
 }
+
+TEST_CASE("No floor when a replica's own requests show more of them over the ITL target than the SLO lets miss") {
+  PodMetrics tail = pod(3, 250, 39);
+  tail.request_itl = {{50, 75, 100, 150}, {150, 180, 190, 200}, 200, 200 * 39.0};  // 5% over 100 ms
+  CHECK_FALSE(served_within_slo_rps(variant({tail}), kSlo, 60, 120, 0.01));
+  CHECK(served_within_slo_rps(variant({tail}), kSlo, 60, 120, 0.06));
+  // Without a bound at the target, the largest bound under it counts: 10% over 75 ms.
+  tail.request_itl = {{50, 75, 150}, {150, 180, 200}, 200, 200 * 39.0};
+  CHECK_FALSE(served_within_slo_rps(variant({tail}), {2000, 90}, 60, 120, 0.05));
+  // No bound at or under the target: the mean rule alone decides.
+  PodMetrics fast = pod(3, 250, 20);
+  fast.request_itl = tail.request_itl;
+  CHECK(served_within_slo_rps(variant({fast}), {2000, 45}, 60, 120, 0.01) == Approx(3));
+}

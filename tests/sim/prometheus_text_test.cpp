@@ -21,6 +21,8 @@ TEST_CASE("A replica renders vLLM's metric names, types and labels") {
         "vllm:time_to_first_token_seconds_bucket{model_name=\"test-model\",pod=\"v-0\",le=\"+Inf\"} 1",
         "vllm:time_to_first_token_seconds_count{model_name=\"test-model\",pod=\"v-0\"} 1",
         "vllm:time_per_output_token_seconds_count{model_name=\"test-model\",pod=\"v-0\"} 4",
+        "# TYPE vllm:request_time_per_output_token_seconds histogram",
+        "vllm:request_time_per_output_token_seconds_count{model_name=\"test-model\",pod=\"v-0\"} 1",
         "vllm:request_prompt_tokens_sum{model_name=\"test-model\",pod=\"v-0\"} 300",
         "vllm:request_generation_tokens_sum{model_name=\"test-model\",pod=\"v-0\"} 5",
         "vllm:request_success_total{model_name=\"test-model\",pod=\"v-0\",finished_reason=\"length\"} 1",

@@ -115,6 +115,38 @@ TEST_CASE("observe() reports per-pod metrics over the window since the last obse
   CHECK(rate == Approx(10).epsilon(0.1));
 }
 
+TEST_CASE("observe() reports each pod's per-request ITL histogram of the requests finished in the window") {
+  Simulation sim(one_variant_fleet(2, 0), poisson(10.0, 200, 5), 9);
+  sim.advance_to(100);
+  sim.observe();
+  sim.advance_to(200);
+  // The requests of the window, by their own mean ITL (recent_outcomes(): this advance).
+  double finished = 0, itl_sum_ms = 0, within_50ms = 0;
+  for (const auto& o : sim.recent_outcomes()) {
+    if (o.failed || o.output_tokens < 2) continue;
+    ++finished;
+    itl_sum_ms += 1000 * o.mean_itl_s;
+    if (1000 * o.mean_itl_s <= 50) ++within_50ms;
+  }
+  const auto obs = sim.observe();
+  double count = 0, sum_ms = 0, below_50 = 0;
+  for (const auto& p : obs.variants[0].pods) {
+    const auto& h = p.request_itl;
+    REQUIRE(h.upper_bounds_ms.size() == h.cumulative.size());
+    REQUIRE_FALSE(h.upper_bounds_ms.empty());
+    CHECK(h.upper_bounds_ms.front() == Approx(10));  // vLLM's TPOT buckets, in ms
+    for (std::size_t i = 0; i < h.upper_bounds_ms.size(); ++i) {
+      if (h.upper_bounds_ms[i] == Approx(50)) below_50 += h.cumulative[i];
+    }
+    count += h.count;
+    sum_ms += h.sum_ms;
+  }
+  REQUIRE(finished > 100);
+  CHECK(count == finished);
+  CHECK(sum_ms == Approx(itl_sum_ms).epsilon(1e-9));
+  CHECK(below_50 == within_50ms);
+}
+
 TEST_CASE("GPU-hours and cost count every replica from creation until gone") {
   std::vector<Request> reqs{request(0, 100, 10)};
   Simulation sim(one_variant_fleet(1, 100.0), std::make_unique<VectorTrace>(reqs), 1);
