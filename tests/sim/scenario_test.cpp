@@ -67,6 +67,13 @@ TEST_CASE("Every shipped scenario file loads, names unique, sorted by name") {
   for (const char* expected : {"budget", "burst", "diurnal", "idle", "metrics-gap", "metrics-stale", "slow-start", "steady"})
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   CHECK(std::is_sorted(names.begin(), names.end()));
+  // The compressed days, outside the default suite, load as well.
+  auto compressed = load_scenarios(kShipped + "/compressed");
+  INFO((compressed.ok() ? "" : compressed.error().message));
+  REQUIRE(compressed.ok());
+  REQUIRE(compressed.value().size() == 2);
+  CHECK(compressed.value()[0].name == "diurnal-2x");
+  CHECK(compressed.value()[1].name == "diurnal-6x");
 }
 
 TEST_CASE("A scenario resolves its fleet path against its own folder and keeps its settings") {
