@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
+#include <stdexcept>
 
 namespace capstan {
 namespace {
@@ -9,7 +11,7 @@ namespace {
 // P(Z <= x) and P(Z > x), each accurate far into its own tail.
 double normal_cdf(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
 double normal_sf(double x) { return 0.5 * std::erfc(x / std::sqrt(2.0)); }
-double normal_pdf(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI); }
+double normal_pdf(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2 * std::numbers::pi); }
 
 constexpr double kTiny = 1e-300;
 constexpr double kMinScale = 0.005, kMaxScale = 3;

@@ -15,12 +15,12 @@ bool within(double observed_ms, double target_ms) {
 // not a bound); nothing when the pod reports no per-request ITL or no bound fits.
 std::optional<double> share_over(const WindowHistogram& h, double target_ms) {
   if (h.empty() || !std::isfinite(h.count) || target_ms <= 0) return std::nullopt;
-  std::optional<double> within;
+  std::optional<double> at_or_below;
   for (std::size_t i = 0; i < h.upper_bounds_ms.size() && i < h.cumulative.size(); ++i) {
-    if (h.upper_bounds_ms[i] <= target_ms) within = h.cumulative[i];
+    if (h.upper_bounds_ms[i] <= target_ms) at_or_below = h.cumulative[i];
   }
-  if (!within) return std::nullopt;
-  return 1 - *within / h.count;
+  if (!at_or_below) return std::nullopt;
+  return 1 - *at_or_below / h.count;
 }
 
 }  // namespace
