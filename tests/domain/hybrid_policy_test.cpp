@@ -206,14 +206,20 @@ TEST_CASE("hybrid keeps capacity for the rates that arrived over the cooldown, n
   CHECK(peak == Approx(std::max(highest_observed, demand)).epsilon(0.01));
 }
 
+namespace {
+
+// The cheap variant's pods report per-request ITLs of which 10% are over a 40 ms target.
+TickInput with_spread(TickInput in) {
+  for (PodMetrics& pod : in.models[0].variants[0].state.pods)
+    pod.request_itl = {{10, 25, 40, 60, 80}, {0, 150, 270, 297, 300}, 300, 300 * pod.avg_itl_ms};
+  return in;
+}
+
+}  // namespace
+
 TEST_CASE("hybrid sizes by the spread of requests' ITL its pods report, not by the mean alone") {
   // Same load, same learned model; in one fleet 10% of the requests' own ITLs are over
   // the 40 ms target although the mean is well inside it.
-  auto with_spread = [](TickInput in) {
-    for (PodMetrics& pod : in.models[0].variants[0].state.pods)
-      pod.request_itl = {{10, 25, 40, 60, 80}, {0, 150, 270, 297, 300}, 300, 300 * pod.avg_itl_ms};
-    return in;
-  };
   HybridPolicy spread(config()), mean_only(config());
   const Fleet f{3, 0, 0};
   std::vector<Decision> a, b;
@@ -227,4 +233,18 @@ TEST_CASE("hybrid sizes by the spread of requests' ITL its pods report, not by t
   CHECK_THAT(a[0].reason.text, Catch::Contains("(tail-bound: P(ITL > 40 ms) <= 0.05 by the measured spread of requests' ITL"));
   CHECK_THAT(b[0].reason.text, !Catch::Contains("measured spread"));
   CHECK(figure_after(a[0].reason.text, "lambda* ") < 0.9 * figure_after(b[0].reason.text, "lambda* "));
+}
+
+TEST_CASE("hybrid's state keeps the ITL spread it measured") {
+  HybridPolicy a(config());
+  const Fleet f{3, 0, 0};
+  for (int t = 0; t < 10; ++t) a.tick(with_spread(tick_at(30.0 * t, f, 12 * (1 + 0.02 * (t % 3)))));
+  HybridPolicy b(config());
+  REQUIRE(b.restore_state(nlohmann::json::parse(a.save_state().dump())).ok());
+  // A later tick whose pods hold a queue: neither new evidence nor the served-capacity
+  // floor, so the spread comes from the windows remembered.
+  const TickInput in = with_spread(tick_at(300, f, 12, 2));
+  const auto da = a.tick(in), db = b.tick(in);
+  CHECK(da == db);
+  CHECK_THAT(db[0].reason.text, Catch::Contains("by the measured spread of requests' ITL"));
 }
