@@ -185,7 +185,10 @@ Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& no
   return w;
 }
 
-Result<CheckSpec> load_check(const std::string& path, const YAML::Node& node, std::size_t index) {
+// `slo_attainment` may leave out its limit: it is then the scenario's slo.attainment,
+// the figure the oracle and the policies were given.
+Result<CheckSpec> load_check(const std::string& path, const YAML::Node& node, std::size_t index,
+                             double slo_attainment) {
   CheckSpec c;
   YamlFields f(path, node, "checks[" + std::to_string(index) + "].");
   f.required_string("check", c.check);
@@ -201,7 +204,11 @@ Result<CheckSpec> load_check(const std::string& path, const YAML::Node& node, st
   known.insert(known.end(), info->required.begin(), info->required.end());
   known.insert(known.end(), info->optional.begin(), info->optional.end());
   reject_unknown_keys(f, node, known);
-  f.required_double("limit", c.limit, -kBig, kBig);
+  if (c.check == "slo_attainment" && !node["limit"]) {
+    c.limit = slo_attainment;
+  } else {
+    f.required_double("limit", c.limit, -kBig, kBig);
+  }
   for (const auto& key : info->required) {
     double v = 0;
     f.required_double(key, v, 0, kBig);
@@ -368,7 +375,7 @@ Result<Scenario> load_scenario(const std::string& path) {
   if (!checks || !checks.IsSequence() || checks.size() == 0)
     return invalid_argument(path + ": checks must be a non-empty list");
   for (std::size_t i = 0; i < checks.size(); ++i) {
-    auto c = load_check(path, checks[i], i);
+    auto c = load_check(path, checks[i], i, s.slo_attainment);
     if (!c.ok()) return c.error();
     s.checks.push_back(std::move(c).value());
   }

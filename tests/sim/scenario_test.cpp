@@ -76,6 +76,18 @@ TEST_CASE("Every shipped scenario file loads, names unique, sorted by name") {
   CHECK(compressed.value()[1].name == "diurnal-6x");
 }
 
+TEST_CASE("An slo_attainment check without a limit takes the scenario's SLO attainment") {
+  TempScenario f(replace(kGood, "{check: slo_attainment, limit: 0.9}", "{check: slo_attainment}") +
+                 "slo: {ttft_ms: 2000, itl_ms: 100, attainment: 0.99}\n");
+  auto s = load_scenario(f.path());
+  INFO((s.ok() ? "" : s.error().message));
+  REQUIRE(s.ok());
+  CHECK(s.value().checks.at(0).limit == 0.99);
+  // Every other check still needs its limit.
+  CHECK_THAT(load_error(replace(kGood, "{check: slo_attainment, limit: 0.9}", "{check: oscillations}")),
+             Catch::Contains("checks[0].limit"));
+}
+
 TEST_CASE("A scenario resolves its fleet path against its own folder and keeps its settings") {
   TempScenario f(kGood + "metrics_gap: {from_s: 30, to_s: 60, kind: nan}\nscale_to_zero_retention_s: 600\n");
   auto s = load_scenario(f.path());
