@@ -40,7 +40,6 @@ struct WindowHistogram {
   double sum_ms = 0;
 
   bool empty() const { return !(count > 0); }
-  double mean_ms() const { return count > 0 ? sum_ms / count : 0; }
   bool operator==(const WindowHistogram&) const = default;
 };
 
