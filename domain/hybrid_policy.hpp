@@ -4,9 +4,10 @@
 //                   ready, at most what clients wait for (backlog_projection.hpp) /
 //                   drain time)
 //   capacity per replica c_v = min(lambda* at the SLO, the rate keeping
-//                   P(TTFT > target) <= p) from the EKF-learned queue model, never
-//                   below what the replicas serve now well inside the SLO
-//                   (served_capacity.hpp)
+//                   P(TTFT > target) <= p, and, where pods report their requests' own
+//                   ITLs, the rate keeping P(ITL > target) <= p by the measured spread
+//                   (itl_tail.hpp)) from the EKF-learned queue model, never below what
+//                   the replicas serve now well inside the SLO (served_capacity.hpp)
 //   supply  = sum over variants of c_v x replicas, starting ones included
 // Missing capacity goes to the most cost-efficient variant; spare capacity (beyond a
 // 15% margin over the peak of this tick's demand and the request rates observed over

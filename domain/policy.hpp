@@ -78,8 +78,8 @@ struct PolicyConfig {
   RatioBand pd_band;               // prefill:decode replicas per model; {0, 0} = off
   std::string predictor = "holt";  // forecasting policies
   // The share of requests the SLO lets miss its targets (1 - the SLO's attainment; set
-  // so by scenarios and `simulate`): hybrid bounds P(TTFT > target) by it, erlang
-  // P(wait > TTFT target).
+  // so by scenarios and `simulate`): hybrid bounds P(TTFT > target) and, by the pods'
+  // per-request ITL histograms, P(ITL > target) by it; erlang P(wait > TTFT target).
   double tail_probability = 0.05;
   // How long clients wait for a response before they give up (the gateway's or
   // client's timeout), 0 = unknown: hybrid drains no backlog longer than they wait.

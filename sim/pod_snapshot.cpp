@@ -20,7 +20,6 @@ CounterSample sample_counters(const Replica& replica, const Router& router, doub
   s.prompt_count = m.request_prompt_tokens.count();
   s.generation_tokens_sum = m.request_generation_tokens.sum();
   s.generation_count = m.request_generation_tokens.count();
-  s.request_itl_bounds_s = m.request_time_per_output_token_s.upper_bounds();
   s.request_itl_buckets = m.request_time_per_output_token_s.bucket_counts();
   s.request_itl_sum_s = m.request_time_per_output_token_s.sum();
   return s;
@@ -39,15 +38,16 @@ PodMetrics pod_metrics(const Replica& replica, const CounterSample& before,
   p.avg_output_tokens = ratio(now.generation_tokens_sum - before.generation_tokens_sum,
                               now.generation_count - before.generation_count);
   // A replica's first window starts from zero counts.
+  const std::vector<double>& bounds_s = replica.server().metrics().request_time_per_output_token_s.upper_bounds();
   const bool from_zero = before.request_itl_buckets.empty();
   if ((from_zero || now.request_itl_buckets.size() == before.request_itl_buckets.size()) &&
-      now.request_itl_bounds_s.size() + 1 == now.request_itl_buckets.size()) {
+      bounds_s.size() + 1 == now.request_itl_buckets.size()) {
     WindowHistogram& h = p.request_itl;
     double cumulative = 0;
     for (std::size_t i = 0; i < now.request_itl_buckets.size(); ++i) {
       cumulative += static_cast<double>(now.request_itl_buckets[i] - (from_zero ? 0 : before.request_itl_buckets[i]));
-      if (i < now.request_itl_bounds_s.size()) {
-        h.upper_bounds_ms.push_back(1000.0 * now.request_itl_bounds_s[i]);
+      if (i < bounds_s.size()) {
+        h.upper_bounds_ms.push_back(1000.0 * bounds_s[i]);
         h.cumulative.push_back(cumulative);
       }
     }

@@ -27,7 +27,6 @@ struct CounterSample {
   std::uint64_t prompt_count = 0;
   double generation_tokens_sum = 0;
   std::uint64_t generation_count = 0;
-  std::vector<double> request_itl_bounds_s;       // the histogram's finite upper bounds
   std::vector<std::uint64_t> request_itl_buckets;  // per bucket, +Inf last (not cumulative)
   double request_itl_sum_s = 0;
 };
