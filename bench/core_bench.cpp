@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "domain/ekf_tuner.hpp"
-#include "domain/queue_model.hpp"
+#include "domain/model/ekf_tuner.hpp"
+#include "domain/model/queue_model.hpp"
 #include "timer.hpp"
 
 using namespace capstan;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "domain/ekf_tuner.hpp"
-#include "domain/policy.hpp"
+#include "domain/model/ekf_tuner.hpp"
+#include "domain/policies/policy.hpp"
 #include "timer.hpp"
 
 using namespace capstan;

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "domain/demand_memory.hpp"
+#include "domain/forecast/demand_memory.hpp"
 #include "sim/scenario.hpp"
 #include "sim/synthetic_trace.hpp"
 

@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "domain/policy.hpp"
+#include "domain/policies/policy.hpp"
 #include "sim/harness.hpp"
 #include "sim/oracle.hpp"
 #include "sim/trace_demand.hpp"

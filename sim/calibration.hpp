@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 #include "sim/cost_model.hpp"
 
 namespace capstan::sim {

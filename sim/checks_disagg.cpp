@@ -3,7 +3,7 @@
 // ratio that drifts out of what the hardware and the request mix need.
 #include "sim/scenario_check_family.hpp"
 
-#include "domain/pd_ratio.hpp"
+#include "domain/stages/pd_ratio.hpp"
 
 namespace capstan::sim::checks {
 namespace {

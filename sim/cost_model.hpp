@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 #include "sim/rng.hpp"
 
 namespace capstan::sim {

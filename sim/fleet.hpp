@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 #include "sim/fleet_config.hpp"
 #include "sim/replica.hpp"
 #include "sim/router.hpp"

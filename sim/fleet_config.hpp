@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "domain/result.hpp"
-#include "domain/types.hpp"
+#include "domain/core/result.hpp"
+#include "domain/core/types.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/kv_transfer.hpp"
 #include "sim/model_server.hpp"

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "domain/policy.hpp"
-#include "domain/result.hpp"
+#include "domain/policies/policy.hpp"
+#include "domain/core/result.hpp"
 #include "sim/fleet_config.hpp"
 #include "sim/run_report.hpp"
 #include "sim/simulation.hpp"

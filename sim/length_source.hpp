@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 #include "sim/rng.hpp"
 #include "sim/trace_source.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 
 namespace capstan::sim {
 

@@ -29,7 +29,7 @@
 #include <memory>
 #include <vector>
 
-#include "domain/types.hpp"
+#include "domain/core/types.hpp"
 #include "sim/bounded_ring.hpp"
 #include "sim/cost_model.hpp"
 #include "sim/prefix_cache.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "domain/types.hpp"
+#include "domain/core/types.hpp"
 #include "sim/replica.hpp"
 #include "sim/router.hpp"
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <set>
 
-#include "domain/format.hpp"
+#include "domain/core/format.hpp"
 #include "sim/line_reader.hpp"
 #include "sim/scenario_checks.hpp"
 #include "sim/trace_open.hpp"

@@ -36,9 +36,9 @@
 #include <utility>
 #include <vector>
 
-#include "domain/pd_ratio.hpp"
-#include "domain/result.hpp"
-#include "domain/types.hpp"
+#include "domain/stages/pd_ratio.hpp"
+#include "domain/core/result.hpp"
+#include "domain/core/types.hpp"
 #include "sim/harness.hpp"
 #include "sim/sustainable_rate.hpp"
 

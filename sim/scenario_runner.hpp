@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "domain/policy.hpp"
-#include "domain/result.hpp"
+#include "domain/policies/policy.hpp"
+#include "domain/core/result.hpp"
 #include "sim/fleet_config.hpp"
 #include "sim/harness.hpp"
 #include "sim/scenario.hpp"

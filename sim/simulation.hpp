@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "domain/types.hpp"
+#include "domain/core/types.hpp"
 #include "sim/fleet.hpp"
 #include "sim/outcome_stats.hpp"
 #include "sim/pod_snapshot.hpp"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 #include "sim/length_source.hpp"
 #include "sim/trace_source.hpp"
 

@@ -9,7 +9,7 @@
 #include <memory>
 #include <string>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 #include "sim/length_source.hpp"
 #include "sim/trace_source.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 #include "sim/request.hpp"
 
 namespace capstan::sim {

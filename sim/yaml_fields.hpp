@@ -7,7 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 
 namespace capstan::sim {
 

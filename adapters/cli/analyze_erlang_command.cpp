@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/cli/flags.hpp"
-#include "domain/erlang.hpp"
+#include "domain/model/erlang.hpp"
 
 namespace capstan::cli {
 namespace {

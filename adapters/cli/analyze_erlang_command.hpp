@@ -1,5 +1,5 @@
 // `capstan analyze erlang`: the M/M/c tail bound of Inferscale's queueing math (seed 004,
-// chapter 5; domain/erlang.hpp) from the command line. With --servers it prints
+// chapter 5; domain/model/erlang.hpp) from the command line. With --servers it prints
 // {"p_wait", "p_wait_gt_sla", "rho"}; with --max-violation instead it prints
 // {"required_servers"}. Bad input is a UsageError naming the flag (exit 2).
 #pragma once

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/cli/flags.hpp"
-#include "domain/forecast_horizon.hpp"
-#include "domain/predictor.hpp"
+#include "domain/forecast/forecast_horizon.hpp"
+#include "domain/forecast/predictor.hpp"
 
 namespace capstan::cli {
 namespace {

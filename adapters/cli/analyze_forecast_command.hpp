@@ -1,5 +1,5 @@
 // `capstan analyze forecast`: folds a recorded series (one value per line, one line per
-// step; blank lines ignored) into a load predictor (domain/predictor.hpp) and prints
+// step; blank lines ignored) into a load predictor (domain/forecast/predictor.hpp) and prints
 // {"forecast": <value at --horizon-s>, "state": <the predictor state>} as one JSON line;
 // for holt also "level" and "trend" (seed 004, chapter 4). A malformed line is a
 // UsageError naming the file and line number (exit 2).

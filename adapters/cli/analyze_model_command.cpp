@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/cli/usage_error.hpp"
-#include "domain/json.hpp"
-#include "domain/queueing_analyzer.hpp"
+#include "domain/codec/json.hpp"
+#include "domain/model/queueing_analyzer.hpp"
 
 namespace capstan::cli {
 namespace {

@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/cli/flags.hpp"
-#include "domain/queue_model.hpp"
-#include "domain/slo.hpp"
+#include "domain/model/queue_model.hpp"
+#include "domain/model/slo.hpp"
 
 namespace capstan::cli {
 namespace {

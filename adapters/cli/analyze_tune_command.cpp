@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/cli/usage_error.hpp"
-#include "domain/ekf_tuner.hpp"
+#include "domain/model/ekf_tuner.hpp"
 
 namespace capstan::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "adapters/cli/usage_error.hpp"
-#include "domain/format.hpp"
+#include "domain/core/format.hpp"
 
 namespace capstan::cli {
 

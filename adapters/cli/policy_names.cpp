@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "adapters/cli/usage_error.hpp"
-#include "domain/policy.hpp"
+#include "domain/policies/policy.hpp"
 
 namespace capstan::cli {
 

@@ -20,7 +20,7 @@
 #include "adapters/cli/scenarios_table.hpp"
 #include "adapters/cli/output_file.hpp"
 #include "adapters/cli/usage_error.hpp"
-#include "domain/format.hpp"
+#include "domain/core/format.hpp"
 #include "sim/report/scenarios_html.hpp"
 #include "sim/scenario_runner.hpp"
 

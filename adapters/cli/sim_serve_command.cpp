@@ -19,7 +19,7 @@
 #include "adapters/sim_serve/fleet_endpoints.hpp"
 #include "adapters/sim_serve/file_sd.hpp"
 #include "adapters/sim_serve/live_fleet.hpp"
-#include "domain/format.hpp"
+#include "domain/core/format.hpp"
 #include "sim/fleet_config.hpp"
 #include "sim/synthetic_trace.hpp"
 #include "sim/trace_open.hpp"

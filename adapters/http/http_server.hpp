@@ -14,7 +14,7 @@
 #include <boost/asio/io_context.hpp>
 
 #include "adapters/http/http_router.hpp"
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 
 namespace capstan::http {
 

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/sim_serve/live_fleet.hpp"
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 
 namespace capstan::sim_serve {
 

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 
 namespace capstan::sim_serve {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "domain/result.hpp"
+#include "domain/core/result.hpp"
 #include "sim/fleet_config.hpp"
 #include "sim/run_report.hpp"
 #include "sim/simulation.hpp"

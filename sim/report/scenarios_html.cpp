@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "domain/format.hpp"
+#include "domain/core/format.hpp"
 #include "sim/report/html_escape.hpp"
 
 namespace capstan::sim {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/cli/usage_error.hpp"
-#include "domain/predictor.hpp"
+#include "domain/forecast/predictor.hpp"
 #include "run_cli_in_process.hpp"
 
 using capstan::cli::UsageError;

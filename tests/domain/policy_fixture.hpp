@@ -8,8 +8,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "domain/ekf_tuner.hpp"
-#include "domain/policy.hpp"
+#include "domain/model/ekf_tuner.hpp"
+#include "domain/policies/policy.hpp"
 
 namespace capstan::testing {
 

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "domain/fixed_policy.hpp"
+#include "domain/policies/fixed_policy.hpp"
 #include "sim/report/summary_json.hpp"
 #include "sim/sim_fixtures.hpp"
 #include "sim/synthetic_trace.hpp"

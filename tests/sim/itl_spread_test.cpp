@@ -1,11 +1,11 @@
-// The measured ITL spread (domain/itl_tail.hpp) against the simulator it is measured
+// The measured ITL spread (domain/model/itl_tail.hpp) against the simulator it is measured
 // on: one warm H100 replica under a steady Poisson load reports its per-request ITL
 // histograms; the spread fitted to them, with the replica's own iteration costs, sizes
 // it close to the rate at which the simulator serves 99% of requests within the SLO.
 #include <catch2/catch.hpp>
 
-#include "domain/itl_tail.hpp"
-#include "domain/queue_model.hpp"
+#include "domain/model/itl_tail.hpp"
+#include "domain/model/queue_model.hpp"
 #include "sim/fleet_config.hpp"
 #include "sim/simulation.hpp"
 #include "sim/sustainable_rate.hpp"

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "domain/fixed_policy.hpp"
+#include "domain/policies/fixed_policy.hpp"
 #include "sim/harness.hpp"
 #include "sim/sim_fixtures.hpp"
 #include "sim/synthetic_trace.hpp"

@@ -8,8 +8,8 @@
 
 #include <cmath>
 
-#include "domain/fixed_policy.hpp"
-#include "domain/gpu_budget.hpp"
+#include "domain/policies/fixed_policy.hpp"
+#include "domain/stages/gpu_budget.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
 #include "sim/sim_fixtures.hpp"

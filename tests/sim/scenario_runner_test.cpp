@@ -5,8 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "domain/fixed_policy.hpp"
-#include "domain/metric_guard.hpp"
+#include "domain/policies/fixed_policy.hpp"
+#include "domain/stages/metric_guard.hpp"
 
 using namespace capstan;
 using namespace capstan::sim;

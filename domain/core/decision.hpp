@@ -1,0 +1,94 @@
+// The decision vocabulary every policy shares (DESIGN.md "The tick, as data"; seed 002
+// "Pipeline stages"): an analyzer or optimizer asks for one variant's replica count with
+// a ScalingRequest; the enforcer turns the requests of a model into Decisions. Each
+// carries one Reason: a stable code a program can match on and one sentence a person
+// can read ("scale up 2 -> 3: KV usage 0.86 above threshold 0.80 on 2 of 2 replicas").
+//
+// The code names are part of the event format: add new codes at the end, never rename.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "domain/core/result.hpp"
+#include "domain/core/types.hpp"
+
+namespace capstan {
+
+enum class ReasonCode {
+  kHold,            // nothing to change
+  kScaleUp,
+  kScaleDown,
+  kScaleToZero,     // model idle for the retention period
+  kScaleFromZero,   // requests waiting for a model with no replicas
+  kMinReplicas,     // raised to the variant's lower bound
+  kMaxReplicas,     // capped at the variant's upper bound
+  kKeepOneReplica,  // scale to zero is off: one replica kept on the cheapest variant
+  kBudgetLimited,   // a scale-up cut short by the GPU budget
+  kCooldown,        // a scale-down held inside the cooldown / stabilization window
+  kPendingGuard,    // the variant's previous action is still in flight
+  kTransitioning,   // the model has a variant in transition: no scaling at all
+  kMetricsMissing,  // no pod reported what the policy needs
+  kNoCapacityData,  // nothing known about a variant's per-replica capacity
+  kPdBand,          // raised to keep the model's prefill:decode ratio within its band
+};
+
+// Stable snake_case name ("scale_up", "budget_limited", ...).
+const char* to_string(ReasonCode code);
+// Errors (kInvalidArgument) with the offending text for an unknown name.
+Result<ReasonCode> parse_reason_code(std::string_view name);
+
+struct Reason {
+  ReasonCode code = ReasonCode::kHold;
+  std::string text;
+
+  bool operator==(const Reason&) const = default;
+};
+
+// What one policy stage asks for one variant.
+struct ScalingRequest {
+  std::string variant;
+  int current_replicas = 0;
+  int target_replicas = 0;
+  Reason reason;
+
+  bool operator==(const ScalingRequest&) const = default;
+};
+
+// The outcome of a tick for one variant of one model: what the actuator applies.
+struct Decision {
+  ModelKey model;
+  std::string variant;
+  int current_replicas = 0;
+  int target_replicas = 0;
+  Reason reason;
+
+  bool operator==(const Decision&) const = default;
+};
+
+// A hold: target = current, with the given code and sentence.
+ScalingRequest hold(std::string variant, int current_replicas, ReasonCode code, std::string text);
+
+// "scale up 2 -> 3" / "scale down 3 -> 2" / "hold at 2": the start of most reason texts.
+std::string describe_change(int current_replicas, int target_replicas);
+
+// kScaleUp, kScaleDown or kHold by the direction of the change.
+ReasonCode direction_code(int current_replicas, int target_replicas);
+
+Decision to_decision(const ModelKey& model, const ScalingRequest& request);
+
+// JSON, for events and the admin API. from_json throws nlohmann::json exceptions (as
+// nlohmann's own conversions do) on a missing field or an unknown reason code.
+void to_json(nlohmann::json& j, const Reason& reason);
+void from_json(const nlohmann::json& j, Reason& reason);
+void to_json(nlohmann::json& j, const ScalingRequest& request);
+void from_json(const nlohmann::json& j, ScalingRequest& request);
+void to_json(nlohmann::json& j, const Decision& decision);
+void from_json(const nlohmann::json& j, Decision& decision);
+
+// As from_json, but errors as values naming what was wrong.
+Result<Decision> parse_decision(const nlohmann::json& j);
+
+}  // namespace capstan

@@ -1,0 +1,210 @@
+#include "domain/model/queue_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "domain/core/format.hpp"
+#include "domain/core/root_find.hpp"
+
+namespace capstan {
+namespace {
+
+constexpr double kRateEpsilon = 0.001;       // WVA: lambda_min = mu(1) eps, lambda_max = mu(N)(1-eps)
+constexpr double kEndTolerance = 1e-6;       // WVA: a bracket end this close to the target is the answer
+constexpr double kSearchTolerance = 1e-9;    // tighter than WVA's 1e-6 so we land nearer the true root
+constexpr double kRescaleAbove = 1e250;      // keep the unnormalised chain finite
+constexpr double kRescaleBy = 1e-250;
+
+bool within_tolerance(double y, double target, double tol) {
+  if (y == target) return true;
+  if (target == 0) return false;
+  return std::fabs((y - target) / target) <= tol;
+}
+
+Result<double> check_finite_nonnegative(double v, const char* name) {
+  if (!std::isfinite(v) || v < 0) {
+    return invalid_argument(std::string(name) + " must be a finite number >= 0, got " + fmt_num(v));
+  }
+  return v;
+}
+
+}  // namespace
+
+Result<QueueAnalyzer> QueueAnalyzer::create(const ServiceParams& p, const QueueConfig& c,
+                                            const RequestSize& s) {
+  if (!std::isfinite(p.alpha_ms) || p.alpha_ms <= 0) {
+    return invalid_argument("alpha must be a finite number > 0 ms, got " + fmt_num(p.alpha_ms));
+  }
+  for (auto [v, name] : {std::pair{p.beta_ms, "beta"}, std::pair{p.gamma_ms, "gamma"},
+                         std::pair{s.input_tokens, "input_tokens"}}) {
+    if (auto r = check_finite_nonnegative(v, name); !r) return r.error();
+  }
+  if (p.beta_ms == 0 && p.gamma_ms == 0) {
+    return invalid_argument("beta and gamma cannot both be 0: a request would take no time");
+  }
+  if (!std::isfinite(s.output_tokens) || s.output_tokens < 1) {
+    return invalid_argument("output_tokens must be a finite number >= 1, got " +
+                            fmt_num(s.output_tokens));
+  }
+  if (c.max_batch_size < 1 || c.max_batch_size > 1'000'000) {
+    return invalid_argument("max_batch_size must be in 1..1000000, got " +
+                            std::to_string(c.max_batch_size));
+  }
+  if (c.max_queue_size < 0 || c.max_queue_size > 10'000'000) {
+    return invalid_argument("max_queue_size must be in 0..10000000, got " +
+                            std::to_string(c.max_queue_size));
+  }
+  return QueueAnalyzer(p, c, s);
+}
+
+QueueAnalyzer::QueueAnalyzer(const ServiceParams& p, const QueueConfig& c, const RequestSize& s)
+    : params_(p), config_(c), size_(s) {
+  const int n_max = config_.max_batch_size;
+  inv_mu_.resize(static_cast<size_t>(n_max));
+  for (int n = 1; n <= n_max; ++n) {
+    const double per_request_ms = prefill_time_ms(n) + size_.output_tokens * decode_time_ms(n);
+    inv_mu_[static_cast<size_t>(n - 1)] = per_request_ms / n;
+  }
+  lambda_min_ = kRateEpsilon / inv_mu_.front();
+  lambda_max_ = (1 - kRateEpsilon) / inv_mu_.back();
+}
+
+double QueueAnalyzer::iteration_time_ms(double batch) const {
+  const double i = size_.input_tokens, o = size_.output_tokens;
+  const double compute_tokens = (i + o) / (o + 1);
+  const double memory_tokens = i + o / 2;
+  return params_.alpha_ms + batch * (params_.beta_ms * compute_tokens + params_.gamma_ms * memory_tokens);
+}
+
+double QueueAnalyzer::prefill_time_ms(double batch) const {
+  if (size_.input_tokens == 0) return 0;
+  return iteration_time_ms(batch) + (params_.beta_ms + params_.gamma_ms) * size_.input_tokens;
+}
+
+double QueueAnalyzer::decode_time_ms(double batch) const {
+  return iteration_time_ms(batch) + params_.beta_ms +
+         params_.gamma_ms * (size_.input_tokens + size_.output_tokens / 2);
+}
+
+QueueMetrics QueueAnalyzer::solve(double lambda) const {
+  // Unnormalised p[k] = prod_{j<=k} lambda / mu(min(j, N)), with p[0] = 1. We keep only
+  // the running sums the statistics need: total mass, first moment, and both restricted
+  // to the in-service states k <= N.
+  const int n_max = config_.max_batch_size;
+  const int k_max = n_max + config_.max_queue_size;
+  double p = 1, mass = 1, moment = 0, mass_served = 1, moment_served = 0;
+  int k = 1;
+  for (; k <= n_max; ++k) {
+    const double ratio = lambda * inv_mu_[static_cast<size_t>(k - 1)];
+    p *= ratio;
+    mass += p;
+    moment += k * p;
+    if (p > kRescaleAbove) {
+      p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
+    }
+    // The ratio falls with k (mu grows with the batch), so once it is below 1 the
+    // remaining terms only shrink: stop when they cannot move a sum by 1e-18.
+    if (ratio < 1 && p < mass * 1e-18) { p = 0; break; }
+  }
+  mass_served = mass;
+  moment_served = moment;
+  if (k > n_max) {
+    const double ratio = lambda * inv_mu_.back();
+    for (; k <= k_max; ++k) {
+      p *= ratio;
+      mass += p;
+      moment += k * p;
+      if (p > kRescaleAbove) {
+        p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
+        mass_served *= kRescaleBy; moment_served *= kRescaleBy;
+      }
+      if (ratio < 1 && p < mass * 1e-18) { p = 0; break; }
+    }
+  }
+  // p now holds p[K] unnormalised (0 if the tail was cut as negligible).
+  const double p_full = (k > k_max) ? p / mass : 0.0;
+  const double in_system = moment / mass;
+  const double in_service = (moment_served + n_max * (mass - mass_served)) / mass;
+
+  QueueMetrics m;
+  m.rate_rps = lambda * 1000.0;
+  const double throughput = lambda * (1 - p_full);
+  m.throughput_rps = throughput * 1000.0;
+  m.avg_resp_ms = in_system / throughput;
+  const double service_ms = in_service / throughput;
+  m.avg_wait_ms = std::max(0.0, m.avg_resp_ms - service_ms);
+  m.avg_in_service = in_service;
+  m.avg_prefill_ms = prefill_time_ms(in_service);
+  m.itl_ms = (service_ms - m.avg_prefill_ms) / size_.output_tokens;
+  m.ttft_ms = m.avg_wait_ms + m.avg_prefill_ms + m.itl_ms;
+  m.rho = std::clamp(in_service / n_max, 0.0, 1.0);
+  return m;
+}
+
+Result<QueueMetrics> QueueAnalyzer::analyze(double rate_rps) const {
+  if (!std::isfinite(rate_rps) || rate_rps <= 0) {
+    return invalid_argument("rate must be a finite number > 0 req/s, got " + fmt_num(rate_rps));
+  }
+  if (rate_rps > max_rate_rps()) {
+    return Error{ErrorCode::kModelError, "rate " + fmt_num(rate_rps) +
+                                             " req/s is above the model's maximum stable rate " +
+                                             fmt_num(max_rate_rps()) + " req/s"};
+  }
+  return solve(rate_rps / 1000.0);
+}
+
+Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
+  if (!std::isfinite(targets.ttft_ms) || targets.ttft_ms < 0) {
+    return invalid_argument("target TTFT must be a finite number >= 0 ms, got " +
+                            fmt_num(targets.ttft_ms));
+  }
+  if (!std::isfinite(targets.itl_ms) || targets.itl_ms < 0) {
+    return invalid_argument("target ITL must be a finite number >= 0 ms, got " +
+                            fmt_num(targets.itl_ms));
+  }
+  Sizing out;
+  const QueueMetrics at_min = solve(lambda_min_);
+  const QueueMetrics at_max = solve(lambda_max_);
+  out.evaluations = 2;
+
+  // WVA's search contract, with Brent's method in place of plain bisection.
+  auto largest_rate = [&](double target, auto metric, const char* name) -> Result<double> {
+    const double y_lo = metric(at_min), y_hi = metric(at_max);
+    if (within_tolerance(y_lo, target, kEndTolerance)) return lambda_min_;
+    if (within_tolerance(y_hi, target, kEndTolerance)) return lambda_max_;
+    const bool increasing = y_lo < y_hi;
+    if (increasing ? target < y_lo : target > y_lo) {
+      return Error{ErrorCode::kTargetUnreachable,
+                   std::string("target ") + name + " " + fmt_num(target) +
+                       " ms is below the bounded region: even at the lowest rate " +
+                       fmt_num(min_rate_rps()) + " req/s the model predicts " + fmt_num(y_lo) + " ms"};
+    }
+    if (increasing ? target > y_hi : target < y_hi) return lambda_max_;
+    const RootResult root = brent_root([&](double x) { return metric(solve(x)); }, lambda_min_,
+                                       lambda_max_, y_lo, y_hi, target, kSearchTolerance);
+    out.evaluations += root.evaluations;
+    return root.x;
+  };
+
+  double lambda_ttft = lambda_max_, lambda_itl = lambda_max_;
+  if (targets.ttft_ms > 0) {
+    auto r = largest_rate(targets.ttft_ms, [](const QueueMetrics& m) { return m.ttft_ms; }, "TTFT");
+    if (!r) return r.error();
+    lambda_ttft = *r;
+  }
+  if (targets.itl_ms > 0) {
+    auto r = largest_rate(targets.itl_ms, [](const QueueMetrics& m) { return m.itl_ms; }, "ITL");
+    if (!r) return r.error();
+    lambda_itl = *r;
+  }
+  const double lambda = std::min(lambda_ttft, lambda_itl);
+  out.lambda_ttft_rps = lambda_ttft * 1000.0;
+  out.lambda_itl_rps = lambda_itl * 1000.0;
+  out.lambda_star_rps = lambda * 1000.0;
+  out.at_lambda_star = solve(lambda);
+  ++out.evaluations;
+  return out;
+}
+
+}  // namespace capstan

@@ -1,0 +1,92 @@
+// The queueing model of one replica that llm-d WVA's QueueAnalyzer runs
+// (../shared/reference/wva.md; closed-form intuition in seed 000 section 9): a
+// birth-death chain over K = max batch + max queue states whose service rate in
+// state n comes from the per-request work at batch n. Given (alpha, beta, gamma) and
+// request sizes it predicts TTFT, ITL, throughput and utilisation at an arrival rate,
+// and sizes the largest rate lambda* at which both stay within SLO targets.
+//
+// Rates at this API are requests per second; the chain works per millisecond.
+#pragma once
+
+#include <vector>
+
+#include "domain/core/result.hpp"
+#include "domain/core/types.hpp"
+
+namespace capstan {
+
+struct RequestSize {
+  double input_tokens = 0;   // average prompt length, >= 0
+  double output_tokens = 1;  // average generated length, >= 1
+};
+
+struct QueueConfig {
+  int max_batch_size = 256;
+  int max_queue_size = 100;
+};
+
+// Latency targets in ms; 0 means "no constraint on this metric".
+struct SloTargets {
+  double ttft_ms = 0;
+  double itl_ms = 0;
+};
+
+struct QueueMetrics {
+  double rate_rps = 0;
+  double throughput_rps = 0;   // rate x (1 - P[full])
+  double avg_resp_ms = 0;      // R = L / X
+  double avg_wait_ms = 0;      // W = max(0, R - S)
+  double avg_in_service = 0;   // Ls
+  double avg_prefill_ms = 0;   // P(Ls)
+  double itl_ms = 0;           // (S - P(Ls)) / o
+  double ttft_ms = 0;          // W + P(Ls) + ITL: the analyzer's TTFT
+  double rho = 0;              // clamp(Ls / N, 0, 1)
+
+  // The tuner's observation function leaves out the first decode step.
+  double ttft_without_decode_ms() const { return avg_wait_ms + avg_prefill_ms; }
+};
+
+struct Sizing {
+  double lambda_star_rps = 0;  // min(lambda_ttft, lambda_itl)
+  double lambda_ttft_rps = 0;  // largest rate meeting the TTFT target (max rate if none)
+  double lambda_itl_rps = 0;   // largest rate meeting the ITL target (max rate if none)
+  QueueMetrics at_lambda_star;
+  int evaluations = 0;         // chain solves spent, for benchmarks
+};
+
+class QueueAnalyzer {
+ public:
+  // Validates every input and names the offending one in the error.
+  static Result<QueueAnalyzer> create(const ServiceParams& params, const QueueConfig& config,
+                                      const RequestSize& size);
+
+  // Errors for rate <= 0 or rate above max_rate_rps().
+  Result<QueueMetrics> analyze(double rate_rps) const;
+
+  // Largest rate meeting both targets. Errors with kTargetUnreachable when a target
+  // is below what the lowest rate in range achieves.
+  Result<Sizing> size(const SloTargets& targets) const;
+
+  double min_rate_rps() const { return lambda_min_ * 1000.0; }
+  double max_rate_rps() const { return lambda_max_ * 1000.0; }
+
+  // Per-request timing at a (possibly fractional) batch size, in ms.
+  double iteration_time_ms(double batch) const;
+  double prefill_time_ms(double batch) const;
+  double decode_time_ms(double batch) const;
+
+ private:
+  QueueAnalyzer(const ServiceParams& params, const QueueConfig& config, const RequestSize& size);
+
+  // Solves the chain at lambda (per ms); always defined for lambda > 0.
+  QueueMetrics solve(double lambda_per_ms) const;
+
+  ServiceParams params_;
+  QueueConfig config_;
+  RequestSize size_;
+  std::vector<double> inv_mu_;  // 1 / mu(n) for n = 1..N, in ms
+  double lambda_min_ = 0;       // per ms
+  double lambda_max_ = 0;       // per ms
+};
+
+}  // namespace capstan

@@ -1,0 +1,46 @@
+#include "domain/model/served_capacity.hpp"
+
+#include <cmath>
+
+namespace capstan {
+namespace {
+
+bool within(double observed_ms, double target_ms) {
+  return target_ms <= 0 || (std::isfinite(observed_ms) && observed_ms >= 0 &&
+                            observed_ms <= kServedLatencyShare * target_ms);
+}
+
+// The share of a pod's finished requests whose own ITL was over target_ms, counted
+// from the largest histogram bound at or below it (an over-count when the target is
+// not a bound); nothing when the pod reports no per-request ITL or no bound fits.
+std::optional<double> share_over(const WindowHistogram& h, double target_ms) {
+  if (h.empty() || !std::isfinite(h.count) || target_ms <= 0) return std::nullopt;
+  std::optional<double> at_or_below;
+  for (std::size_t i = 0; i < h.upper_bounds_ms.size() && i < h.cumulative.size(); ++i) {
+    if (h.upper_bounds_ms[i] <= target_ms) at_or_below = h.cumulative[i];
+  }
+  if (!at_or_below) return std::nullopt;
+  return 1 - *at_or_below / h.count;
+}
+
+}  // namespace
+
+std::optional<double> served_within_slo_rps(const VariantState& variant, const SloTargets& slo,
+                                            double max_sample_age_s, double warm_up_s, double tail_probability) {
+  double rate = 0;
+  int pods = 0;
+  for (const PodMetrics* p : ready_pods(variant)) {
+    if (!(p->sample_age_s <= max_sample_age_s)) return std::nullopt;
+    if (p->seconds_since_start < warm_up_s) continue;
+    if (!(std::isfinite(p->arrival_rate_rps) && p->arrival_rate_rps > 0)) return std::nullopt;
+    if (!(p->queue_length <= 1) || !within(p->avg_itl_ms, slo.itl_ms) || !within(p->avg_ttft_ms, slo.ttft_ms))
+      return std::nullopt;
+    if (auto over = share_over(p->request_itl, slo.itl_ms); over && *over > tail_probability) return std::nullopt;
+    rate += p->arrival_rate_rps;
+    ++pods;
+  }
+  if (pods == 0) return std::nullopt;
+  return rate / pods;
+}
+
+}  // namespace capstan

@@ -1,0 +1,175 @@
+#include "domain/policies/hpa_policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "domain/core/format.hpp"
+#include "domain/stages/metric_guard.hpp"
+#include "domain/policies/policy_memory.hpp"
+
+namespace capstan {
+namespace {
+
+struct Recommendation {
+  int replicas = 0;
+  std::string why;  // the figures behind it
+};
+
+// replica_calculator.go, calcPlainMetricReplicas, for an average-value target.
+Recommendation recommend(const VariantState& v, double sum, int reported, const HpaConfig& c) {
+  const int current = v.current_replicas;
+  const double target = c.target_concurrency_per_replica;
+  const double metric = sum / reported;
+  const double ratio = metric / target;
+  const std::string figures = fmt_num(metric) + " concurrent requests per replica against the " +
+                              fmt_num(target) + " target (ratio " + fmt_num(ratio) + ")";
+  const int missing = std::max(0, ready_replicas(v) - reported);
+  const int unready = v.pending_replicas;
+  if (missing == 0 && unready == 0) {
+    if (std::abs(ratio - 1) <= c.tolerance) return {current, figures + ", within the tolerance"};
+    return {static_cast<int>(std::ceil(ratio * reported)), figures};
+  }
+  // Pods without a usable value: conservative in the direction of the change.
+  double padded = sum;
+  int counted = reported + missing;
+  if (ratio < 1) {
+    padded += missing * target;
+  } else {
+    counted += unready;
+  }
+  const double new_ratio = padded / (target * counted);
+  const std::string with = figures + "; counting " + std::to_string(missing) + " unreported and " +
+                           std::to_string(ratio < 1 ? 0 : unready) + " starting pod(s), ratio " +
+                           fmt_num(new_ratio);
+  if (std::abs(new_ratio - 1) <= c.tolerance || (ratio < 1) != (new_ratio < 1)) return {current, with};
+  const int desired = static_cast<int>(std::ceil(new_ratio * counted));
+  // The recomputed count must not reverse the direction of the raw ratio.
+  if ((ratio > 1 && desired < current) || (ratio < 1 && desired > current)) return {current, with};
+  return {desired, with};
+}
+
+}  // namespace
+
+std::optional<Error> validate(const HpaConfig& c) {
+  if (!(c.target_concurrency_per_replica > 0)) {
+    return invalid_argument("target_concurrency_per_replica must be > 0, got " +
+                            fmt_num(c.target_concurrency_per_replica));
+  }
+  if (!(c.tolerance >= 0)) return invalid_argument("tolerance must be >= 0, got " + fmt_num(c.tolerance));
+  if (!(c.scale_down_stabilization_s >= 0) || !(c.scale_up_stabilization_s >= 0)) {
+    return invalid_argument("stabilization windows must be >= 0 s, got " + fmt_num(c.scale_down_stabilization_s) +
+                            " / " + fmt_num(c.scale_up_stabilization_s));
+  }
+  return std::nullopt;
+}
+
+HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& c, double now_s,
+                 double max_age_s) {
+  const int current = v.current_replicas;
+  const auto pods = ready_pods(v);
+  double sum = 0;
+  for (const PodMetrics* p : pods) sum += p->running + p->queue_length;
+  std::string problem = unusable_metrics(v, max_age_s).value_or("");
+  HpaStep out;
+  if (current == 0) {
+    // The HPA does not act on a workload scaled to zero.
+    out.request = hold(v.spec.name, 0, ReasonCode::kHold, "hold at 0: the HPA is inactive at zero replicas");
+  } else if (!problem.empty() || pods.empty()) {
+    out.unusable = problem.empty() ? "every replica still starting" : problem;
+    out.request = hold_last_good(v, std::nullopt, *out.unusable);
+  } else {
+    const Recommendation rec = recommend(v, sum, static_cast<int>(pods.size()), c);
+    // Remember the raw recommendation; forget what every window has left behind.
+    const double keep_s = std::max(c.scale_down_stabilization_s, c.scale_up_stabilization_s);
+    std::erase_if(state.recommendations, [&](const HpaRecommendation& r) { return r.at_s < now_s - keep_s; });
+    state.recommendations.push_back({now_s, rec.replicas});
+    int up = rec.replicas, down = rec.replicas;
+    for (const HpaRecommendation& r : state.recommendations) {
+      if (r.at_s >= now_s - c.scale_up_stabilization_s) up = std::min(up, r.replicas);
+      if (r.at_s >= now_s - c.scale_down_stabilization_s) down = std::max(down, r.replicas);
+    }
+    int target = std::clamp(current, up, std::max(up, down));
+    std::optional<ReasonCode> code;
+    std::string note;
+    if (rec.replicas < current && target > rec.replicas) {
+      code = ReasonCode::kCooldown;
+      note = "; scale-down to " + std::to_string(rec.replicas) + " held by the " +
+             fmt_num(c.scale_down_stabilization_s) + " s stabilization window (highest recommendation " +
+             std::to_string(down) + ")";
+    }
+    const int rate_limit = std::max(current + c.scale_up_pods_per_period,
+                                    static_cast<int>(std::ceil(current * (1 + c.scale_up_percent_per_period / 100))));
+    if (target > rate_limit) {
+      note += "; scale-up limited to " + std::to_string(rate_limit) + " this period";
+      target = rate_limit;
+    }
+    VariantSpec bounds = v.spec;
+    bounds.min_replicas = std::max(1, bounds.min_replicas);
+    const Bounded b = clamp_to_bounds(target, bounds);
+    if (b.limited_by && b.target != target) {
+      code = *b.limited_by;
+      note += "; bound " + std::to_string(b.target) + " of the variant";
+    }
+    out.request = {v.spec.name, current, b.target,
+                   {code.value_or(direction_code(current, b.target)),
+                    describe_change(current, b.target) + ": " + rec.why + note}};
+  }
+  out.state = std::move(state);
+  return out;
+}
+
+std::vector<Decision> HpaPolicy::tick(const TickInput& input) {
+  const auto wishes = per_variant_requests(input, [&](const ModelTickInput& m, const VariantTickInput& vin) {
+    const VariantKey key{m.model, vin.state.spec.name};
+    HpaStep step = hpa_step(std::move(variants_[key]), vin.state, config_, input.now_s,
+                            max_sample_age_s(input.interval_s));
+    variants_[key] = std::move(step.state);
+    return VariantWish{std::move(step.request), std::move(step.unusable)};
+  });
+  return finish_tick(wishes, finishing_, input.now_s, input.interval_s, finisher_, {.enforcer = false});
+}
+
+nlohmann::json HpaPolicy::save_state() const {
+  return {{"policy", "hpa"}, {"variants", variant_map_to_json(variants_)}, {"finisher", finisher_}};
+}
+
+Result<bool> HpaPolicy::restore_state(const nlohmann::json& state) {
+  try {
+    if (state.at("policy").get<std::string>() != "hpa") {
+      return invalid_argument("state is not the hpa policy's: " + state.at("policy").dump());
+    }
+    auto variants = variant_map_from_json<HpaVariantState>(state.at("variants"));
+    auto finisher = state.contains("finisher") ? state.at("finisher").get<FinisherState>() : FinisherState{};
+    variants_ = std::move(variants);
+    finisher_ = std::move(finisher);
+  } catch (const std::exception& e) {
+    return invalid_argument(std::string("hpa policy state: ") + e.what());
+  }
+  return true;
+}
+
+HpaConfig hpa_config_from(const PolicyConfig& config) {
+  HpaConfig c;
+  if (config.target_concurrency_per_replica > 0) {
+    c.target_concurrency_per_replica = config.target_concurrency_per_replica;
+  }
+  if (config.scale_down_cooldown_s >= 0) c.scale_down_stabilization_s = config.scale_down_cooldown_s;
+  return c;
+}
+
+std::unique_ptr<Policy> make_hpa_policy(const PolicyConfig& config) {
+  return std::make_unique<HpaPolicy>(hpa_config_from(config), config);
+}
+
+void to_json(nlohmann::json& j, const HpaVariantState& s) {
+  nlohmann::json recs = nlohmann::json::array();
+  for (const HpaRecommendation& r : s.recommendations) recs.push_back({r.at_s, r.replicas});
+  j = {{"recommendations", recs}};
+}
+
+void from_json(const nlohmann::json& j, HpaVariantState& s) {
+  s.recommendations.clear();
+  for (const auto& r : j.at("recommendations")) s.recommendations.push_back({r.at(0).get<double>(), r.at(1).get<int>()});
+}
+
+}  // namespace capstan

@@ -1,0 +1,98 @@
+// `hpa`: the Kubernetes Horizontal Pod Autoscaler as a baseline (issue 3), on one pods
+// metric: concurrency per replica, the running plus waiting requests averaged over the
+// ready pods that reported. It follows the HPA controller (kubernetes
+// pkg/controller/podautoscaler, replica_calculator.go and horizontal.go):
+//   - desired = ceil(ratio x replicas), ratio = metric / target, skipped while the ratio
+//     is within the tolerance (10 %) of 1;
+//   - pods not ready yet (pending) count as using 0 on a scale-up, ready pods that did not
+//     report count as 0 on a scale-up and as the target on a scale-down; the ratio is
+//     recomputed with them, and a recomputed ratio inside the tolerance or on the other
+//     side of 1 holds -- replicas on their way are capacity on its way. It still scales
+//     up while pods start when the ready pods' metric needs more than all of them at
+//     target (queues on overloaded ready pods can make it so); the controller does the
+//     same, so the baseline keeps it;
+//   - stabilization: every raw recommendation is remembered for the window; a scale-down
+//     goes only to the highest recommendation of the last 300 s (scale-up window 0 s);
+//   - the default scale-up rate limit, the larger of +4 pods and +100 % per period (one
+//     tick is taken as one 15 s period), then [max(1, min_replicas), max_replicas].
+// The target defaults to 32 concurrent requests per replica: about what one vLLM
+// replica of an 8B model on one H100 serves within a 100 ms ITL (aiconfigurator
+// silicon_sample: TPOT 13.2 ms at 32, 20.1 ms at 64). Missing or non-finite metrics
+// record no recommendation and make the step a kMetricsMissing hold at the current count
+// with `unusable` saying why. The policy's tick goes through the shared finishing stages
+// (domain/stages/tick_finisher.hpp: hold of the last good target, step limit, P:D band, GPU
+// budget) but not the WVA enforcer: the stabilization window and the rate limit above
+// are the HPA's own.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "domain/policies/policy.hpp"
+#include "domain/stages/tick_finisher.hpp"
+
+namespace capstan {
+
+struct HpaConfig {
+  double target_concurrency_per_replica = 32;
+  double tolerance = 0.1;
+  double scale_down_stabilization_s = 300;
+  double scale_up_stabilization_s = 0;
+  int scale_up_pods_per_period = 4;
+  double scale_up_percent_per_period = 100;
+};
+
+// Names the offending field.
+std::optional<Error> validate(const HpaConfig& config);
+
+struct HpaRecommendation {
+  double at_s = 0;
+  int replicas = 0;
+
+  bool operator==(const HpaRecommendation&) const = default;
+};
+
+struct HpaVariantState {
+  std::vector<HpaRecommendation> recommendations;  // oldest first, inside the longest window
+
+  bool operator==(const HpaVariantState&) const = default;
+};
+
+struct HpaStep {
+  HpaVariantState state;
+  ScalingRequest request;
+  std::optional<std::string> unusable;  // why the pod metrics could not be used
+};
+
+// max_age_s: pod samples older than this are stale (metric_guard.hpp); 0 = no age rule.
+HpaStep hpa_step(HpaVariantState state, const VariantState& variant, const HpaConfig& config,
+                 double now_s, double max_age_s = 0);
+
+class HpaPolicy : public Policy {
+ public:
+  // `finishing`: the GPU budget, step limit and P:D band of the shared finishing stages.
+  explicit HpaPolicy(HpaConfig config, PolicyConfig finishing = {})
+      : config_(config), finishing_(std::move(finishing)) {}
+  std::string name() const override { return "hpa"; }
+  std::vector<Decision> tick(const TickInput& input) override;
+  nlohmann::json save_state() const override;
+  Result<bool> restore_state(const nlohmann::json& state) override;
+
+ private:
+  HpaConfig config_;
+  PolicyConfig finishing_;
+  std::map<VariantKey, HpaVariantState> variants_;
+  FinisherState finisher_;
+};
+
+// target_concurrency_per_replica and scale_down_cooldown_s (the stabilization window).
+HpaConfig hpa_config_from(const PolicyConfig& config);
+std::unique_ptr<Policy> make_hpa_policy(const PolicyConfig& config);
+
+void to_json(nlohmann::json& j, const HpaVariantState& s);
+void from_json(const nlohmann::json& j, HpaVariantState& s);
+
+}  // namespace capstan

@@ -1,0 +1,284 @@
+#include "domain/policies/hybrid_policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "domain/model/backlog_projection.hpp"
+#include "domain/model/capacity_signal.hpp"
+#include "domain/model/cold_start_estimator.hpp"
+#include "domain/stages/cost_aware_optimizer.hpp"
+#include "domain/forecast/demand_memory.hpp"
+#include "domain/core/format.hpp"
+#include "domain/model/itl_tail.hpp"
+#include "domain/stages/metric_guard.hpp"
+#include "domain/model/observed_queueing.hpp"
+#include "domain/model/served_capacity.hpp"
+#include "domain/model/tail_capacity.hpp"
+
+namespace capstan {
+namespace {
+
+const std::vector<PredictorKind> kPredictors{PredictorKind::kConstant, PredictorKind::kHolt,
+                                             PredictorKind::kKalman};
+
+// Windows of per-request ITL evidence kept per variant: 20 ticks of 30 s, so the
+// spread follows the fleet within minutes and pools enough requests at light load.
+constexpr std::size_t kItlWindows = 20;
+
+struct ReplicaSizing {
+  double capacity_rps = 0;    // per replica
+  double predicted_ttft_ms = 0;
+  bool tail_bound = false;    // the TTFT tail, not the mean, set the capacity
+  double itl_sized_ms = 0;    // > 0: the ITL spread set it, sizing the mean ITL to this
+  bool served_floor = false;  // what the replicas serve within the SLO now set it
+};
+
+Result<QueueAnalyzer> variant_queue(const ServiceParams& params, const VariantSpec& spec,
+                                    const TrafficSample& traffic) {
+  return QueueAnalyzer::create(params, {spec.max_batch_size, spec.max_queue_size},
+                               {traffic.avg_input_tokens, std::max(1.0, traffic.avg_output_tokens)});
+}
+
+std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const VariantSpec& spec,
+                                          const TrafficSample& traffic, const SloTargets& slo, double p,
+                                          const std::optional<ItlSpread>& itl_spread) {
+  auto qa = variant_queue(params, spec, traffic);
+  if (!qa) return std::nullopt;
+  auto mean = qa->size(slo);
+  if (!mean) return std::nullopt;
+  ReplicaSizing s{mean->at_lambda_star.throughput_rps, mean->at_lambda_star.ttft_ms, false, 0, false};
+  if (slo.ttft_ms > 0) {
+    auto tail = tail_capacity_rps(*qa, slo.ttft_ms, p);
+    if (!tail) return std::nullopt;
+    if (*tail < s.capacity_rps) {
+      s.capacity_rps = *tail;
+      s.tail_bound = true;
+      if (auto m = qa->analyze(*tail)) s.predicted_ttft_ms = m->ttft_ms;
+    }
+  }
+  if (itl_spread && slo.itl_ms > 0) {
+    const double sized_ms = itl_sizing_target_ms(*itl_spread, slo.itl_ms, qa->decode_time_ms(1), p);
+    if (sized_ms < slo.itl_ms) {
+      auto tail = qa->size({slo.ttft_ms, sized_ms});
+      if (tail && tail->at_lambda_star.throughput_rps < s.capacity_rps) {
+        s.capacity_rps = tail->at_lambda_star.throughput_rps;
+        s.predicted_ttft_ms = tail->at_lambda_star.ttft_ms;
+        s.tail_bound = false;
+        s.itl_sized_ms = sized_ms;
+      }
+    }
+  }
+  if (!(s.capacity_rps > 0)) return std::nullopt;
+  return s;
+}
+
+// This window's per-request ITL evidence of a variant, against its learned model at
+// the rate its replicas served; nothing when there is none.
+std::vector<ItlTailPoint> itl_evidence(const ServiceParams& params, const VariantState& v,
+                                       const TrafficSample& traffic, double max_sample_age_s) {
+  const auto served = served_request_itl(v, max_sample_age_s, TunerConfig{}.transient_delay_s);
+  if (!served) return {};
+  auto qa = variant_queue(params, v.spec, traffic);
+  if (!qa) return {};
+  auto m = qa->analyze(served->rate_per_replica_rps);
+  if (!m) return {};
+  return itl_tail_points(served->requests, qa->decode_time_ms(1), m->itl_ms);
+}
+
+}  // namespace
+
+std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, double now_s, double interval_s) {
+  const ModelObservation seen = learn_model(m, config_, interval_s, learned_);
+  auto& forecaster =
+      forecasts_.try_emplace(model_id_key(m.model), make_traffic_forecast(kPredictors).value()).first->second;
+  observe_traffic(forecaster, seen);
+
+  const double horizon_s = seen.horizon_s;
+  const TrafficSample ahead = forecast(forecaster, horizon_s / interval_s);
+  if (is_split(m)) return plan_split(m, seen, ahead.rate_rps, now_s, interval_s);
+  TrafficSample shape = ahead;
+  if (!(shape.avg_input_tokens > 0)) shape = seen.now;
+
+  // Capacity per replica of each variant, from what it learned; the replicas still
+  // starting, with when each will be ready.
+  std::vector<std::optional<ReplicaSizing>> sizes;
+  BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}, config_.client_timeout_s};
+  for (const VariantTickInput& v : m.variants) {
+    const std::string key = variant_id_key(m.model, v.state.spec.name);
+    std::optional<ReplicaSizing> s;
+    auto it = learned_.tuners.find(key);
+    std::optional<ItlSpread> spread;
+    if (it != learned_.tuners.end() && seen.has_token_lengths && seen.usable) {
+      auto points = itl_evidence(it->second.params, v.state, seen.now, max_sample_age_s(interval_s));
+      if (!points.empty()) {
+        auto& windows = itl_windows_[key];
+        windows.push_back(std::move(points));
+        while (windows.size() > kItlWindows) windows.pop_front();
+      }
+    }
+    if (auto w = itl_windows_.find(key); w != itl_windows_.end()) {
+      spread = fit_itl_spread({w->second.begin(), w->second.end()});
+    }
+    if (it != learned_.tuners.end() && shape.avg_input_tokens > 0) {
+      s = size_variant(it->second.params, v.state.spec, shape, config_.slo, config_.tail_probability, spread);
+    }
+    if (s) {
+      auto& history = recent_capacity_[key];
+      remember_capacity(history, s->capacity_rps);
+      s->capacity_rps = median_capacity(history);
+      const auto served = served_within_slo_rps(v.state, config_.slo, max_sample_age_s(interval_s),
+                                                TunerConfig{}.transient_delay_s, config_.tail_probability);
+      if (served && *served > s->capacity_rps) {
+        s->capacity_rps = *served;
+        s->served_floor = true;
+        s->tail_bound = false;
+        s->itl_sized_ms = 0;
+      }
+    }
+    sizes.push_back(s);
+    const std::vector<double> ready_in = starting_ready_in_s(key, v.state, now_s, interval_s);
+    if (!s) continue;
+    // A backlog is taken to drain at the rate the replicas serve within the SLO: the
+    // queue model's saturated rate was measured to be far off at low load, and
+    // overestimating the drain is what leaves a fleet blind to a growing queue.
+    outlook.ready_rate_rps += s->capacity_rps * ready_replicas(v.state);
+    for (double in_s : ready_in) outlook.starting.push_back({in_s, s->capacity_rps});
+  }
+
+  // Demand: the forecast at the cold-start horizon, never below what is here now plus
+  // draining the backlog still waiting when capacity asked for now can be ready.
+  const double observed_rps = seen.now.rate_rps;
+  const BacklogDemand backlog = backlog_demand(outlook, seen.ready_replicas, ahead.rate_rps, horizon_s, interval_s);
+  const bool queued = backlog.queued;
+  const double backlog_ahead = backlog.backlog_ahead;
+  const double demand = backlog.demand_rps;
+
+  CapacitySignal signal;
+  signal.unit = "req/s";
+  signal.demand = demand;
+  double supply = 0, ready_supply = 0;
+  bool any_capacity = false;
+  for (size_t i = 0; i < m.variants.size(); ++i) {
+    const VariantState& v = m.variants[i].state;
+    const double cap = sizes[i] ? sizes[i]->capacity_rps : 0;
+    any_capacity = any_capacity || cap > 0;
+    supply += cap * v.current_replicas;  // starting replicas are coming capacity
+    ready_supply += cap * ready_replicas(v);
+    signal.variants.push_back({v.spec.name, cap, v.spec.cost_per_replica, v.current_replicas, v.pending_replicas,
+                               v.spec.min_replicas, v.spec.max_replicas, v.spec.gpus_per_replica});
+  }
+  if (!any_capacity) return saturation_fallback(seen.variants, saturation_);
+  signal.supply = supply;
+  // Capacity outlives the demand that needed it by the configured cooldown.
+  const double keep_s = config_.scale_down_cooldown_s;
+  const double peak =
+      peak_demand(recent_demand_[model_id_key(m.model)], now_s, observed_rps, demand, seen.usable, keep_s);
+  signal.required = std::max(0.0, demand - supply);
+  // Nothing is released while requests wait: the replicas holding them are the ones
+  // draining them, and a backlog is the wrong time to trust a spare-capacity figure.
+  signal.spare = queued ? 0.0 : std::max(0.0, supply - peak * (1 + kSpareMargin));
+  signal.release_least_efficient_first = true;
+  std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
+
+  // The decision's latency estimate includes the queueing already observed.
+  const double wait_ms = observed_wait_ms(seen.waiting_requests, m.upstream_queue, ready_supply);
+  const std::string why = "demand " + fmt_num(demand) + " req/s (forecast " + fmt_num(ahead.rate_rps) +
+                          " req/s at t+" + fmt_num(std::round(horizon_s)) + " s, observed " + fmt_num(observed_rps) +
+                          " req/s + backlog " + fmt_num(seen.backlog) + ", " + fmt_num(std::round(backlog_ahead)) +
+                          " when new replicas are ready), peak " + fmt_num(peak) + " req/s over the last " +
+                          fmt_num(std::round(keep_s)) + " s, supply " + fmt_num(supply) + " req/s" +
+                          (queued ? ", nothing released while " + fmt_num(seen.backlog) + " requests wait" : "");
+  for (size_t i = 0; i < requests.size(); ++i) {
+    ScalingRequest& r = requests[i];
+    r.reason.text += "; " + why;
+    if (sizes[i]) {
+      r.reason.text += "; lambda* " + fmt_num(sizes[i]->capacity_rps) + " req/s per replica" +
+                       (sizes[i]->tail_bound ? " (tail-bound: P(TTFT > " + fmt_num(config_.slo.ttft_ms) +
+                                                   " ms) <= " + fmt_num(config_.tail_probability) + ")"
+                                             : "") +
+                       (sizes[i]->itl_sized_ms > 0
+                            ? " (tail-bound: P(ITL > " + fmt_num(config_.slo.itl_ms) + " ms) <= " +
+                                  fmt_num(config_.tail_probability) + " by the measured spread of requests' ITL, mean ITL sized to " +
+                                  fmt_num(std::round(sizes[i]->itl_sized_ms * 10) / 10) + " ms)"
+                            : "") +
+                       (sizes[i]->served_floor ? " (as served now within the SLO, above the learned model's)" : "") +
+                       ", est. TTFT " +
+                       fmt_num(sizes[i]->predicted_ttft_ms + (std::isfinite(wait_ms) ? wait_ms : 0)) + " ms incl. " +
+                       (std::isfinite(wait_ms) ? fmt_num(wait_ms) + " ms" : "unbounded") + " observed queueing";
+    }
+  }
+  return requests;
+}
+
+// Started replicas, oldest first: one seen starting for the first time was asked for
+// at the previous tick; the oldest is taken to be the first ready.
+std::vector<double> HybridPolicy::starting_ready_in_s(const std::string& key, const VariantState& v, double now_s,
+                                                      double interval_s) {
+  auto& started = starting_since_[key];
+  const auto starting = static_cast<size_t>(std::max(0, v.pending_replicas));
+  while (started.size() > starting) started.pop_front();
+  while (started.size() < starting) started.push_back(now_s - interval_s);
+  const double cold_start_s = cold_start_estimate_s(learned_.cold_starts[key], ColdStartConfig{});
+  std::vector<double> ready_in;
+  for (double since : started) ready_in.push_back(std::max(0.0, cold_start_s - (now_s - since)));
+  return ready_in;
+}
+
+// Each role of a prefill/decode split sized on its own (role_sizing.hpp), with the
+// replicas still starting tracked as for a whole model.
+std::vector<ScalingRequest> HybridPolicy::plan_split(const ModelTickInput& m, const ModelObservation& seen,
+                                                     double forecast_rps, double now_s, double interval_s) {
+  SplitTick tick{now_s, interval_s, seen.horizon_s, forecast_rps, seen.now.rate_rps, seen.usable, {}};
+  for (const VariantTickInput& v : m.variants) {
+    tick.starting_ready_in_s.push_back(
+        starting_ready_in_s(variant_id_key(m.model, v.state.spec.name), v.state, now_s, interval_s));
+  }
+  return plan_split_model(m, tick, config_, split_);
+}
+
+std::vector<Decision> HybridPolicy::tick(const TickInput& input) {
+  std::vector<ModelRequests> wishes;
+  for (const ModelTickInput& m : input.models) {
+    wishes.push_back({&m, plan_model(m, input.now_s, input.interval_s)});
+  }
+  return finish_tick(wishes, config_, input.now_s, input.interval_s, finisher_);
+}
+
+nlohmann::json HybridPolicy::save_state() const {
+  return {{"learned", learned_},
+          {"forecasts", forecasts_},
+          {"recent_demand", recent_demand_},
+          {"recent_capacity", recent_capacity_},
+          {"starting_since", starting_since_},
+          {"itl_windows", itl_windows_},
+          {"split", split_},
+          {"finisher", finisher_}};
+}
+
+Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
+  try {
+    auto learned = state.at("learned").get<LearnedModels>();
+    auto forecasts = state.at("forecasts").get<std::map<std::string, TrafficForecastState>>();
+    auto finisher = state.at("finisher").get<FinisherState>();
+    auto split = state.contains("split") ? state.at("split").get<SplitSizingState>() : SplitSizingState{};
+    recent_demand_ = state.at("recent_demand").get<std::map<std::string, DemandHistory>>();
+    recent_capacity_ = state.at("recent_capacity").get<std::map<std::string, std::deque<double>>>();
+    starting_since_ = state.value("starting_since", std::map<std::string, std::deque<double>>{});
+    itl_windows_ = state.value("itl_windows", std::map<std::string, std::deque<std::vector<ItlTailPoint>>>{});
+    split_ = std::move(split);
+    learned_ = std::move(learned);
+    forecasts_ = std::move(forecasts);
+    finisher_ = std::move(finisher);
+  } catch (const nlohmann::json::exception& e) {
+    return invalid_argument(std::string("hybrid policy state: ") + e.what());
+  }
+  return true;
+}
+
+std::unique_ptr<Policy> make_hybrid_policy(const PolicyConfig& config) {
+  return std::make_unique<HybridPolicy>(config);
+}
+
+}  // namespace capstan

@@ -1,0 +1,250 @@
+#include "domain/policies/load_policy.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "domain/core/format.hpp"
+#include "domain/model/iteration_report.hpp"
+#include "domain/stages/metric_guard.hpp"
+#include "domain/policies/policy_memory.hpp"
+
+namespace capstan {
+namespace {
+
+// The regression's fields and the queue this policy reads from the latest pass.
+bool finite_sample(const ForwardPassSample& f) {
+  if (!regression_fields_valid(f)) return false;
+  for (double v : {f.queued_requests, f.queued_prefill_tokens, f.queued_decode_kv_tokens}) {
+    if (!std::isfinite(v) || v < 0) return false;
+  }
+  return true;
+}
+
+struct Range {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  void add(double v) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  std::string text() const { return lo == hi ? fmt_num(lo) : fmt_num(lo) + "-" + fmt_num(hi); }
+};
+
+// One latency signal across engines against its target.
+struct Signal {
+  const char* name = "";
+  double target_ms = 0;  // 0: no constraint
+  Range range;
+  bool all_above() const { return target_ms > 0 && range.lo > target_ms; }
+  bool all_below(double sensitivity) const {
+    return target_ms <= 0 || range.hi < target_ms * sensitivity;
+  }
+  std::string describe() const {
+    return std::string("estimated ") + name + " " + range.text() + " ms against the " +
+           fmt_num(target_ms) + " ms target";
+  }
+};
+
+std::vector<EngineEstimate> estimate_engines(const std::map<std::string, const ForwardPassSample*>& latest,
+                                             const RegressionState& r, const WallTimeFit& fit,
+                                             const LoadConfig& config) {
+  const double isl = average_prompt_tokens(r);
+  const double decode_len = average_decode_length(r);
+  std::vector<EngineEstimate> out;
+  for (const auto& [pod, f] : latest) {
+    const double queued_prefill =
+        f->queued_prefill_tokens > 0 ? f->queued_prefill_tokens : f->queued_requests * isl;
+    EngineEstimate e{pod, 0, 0};
+    if (r.role == Role::kPrefill) {
+      e.ttft_ms = estimate_ttft_ms(fit, queued_prefill, isl, config.max_batched_tokens);
+    } else if (r.role == Role::kDecode) {
+      const double queued_kv = f->queued_decode_kv_tokens > 0 ? f->queued_decode_kv_tokens
+                                                              : f->queued_requests * decode_len;
+      e.itl_ms = estimate_itl_ms(fit, f->decode_kv_tokens, queued_kv, decode_len);
+    } else {
+      e.ttft_ms = estimate_ttft_ms(fit, queued_prefill, isl, config.max_batched_tokens, 0,
+                                   f->decode_kv_tokens);
+      e.itl_ms = estimate_itl_ms(fit, f->decode_kv_tokens, f->queued_decode_kv_tokens, decode_len,
+                                 average_prefill_per_iteration(r));
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+// +1, -1 or 0 by the all-engines rules, with the sentence after the "scale up 2 -> 3: ".
+std::pair<int, std::string> vote(Role role, const std::vector<EngineEstimate>& engines, int ready,
+                                 const LoadConfig& config) {
+  Signal ttft{"TTFT", config.slo.ttft_ms, {}}, itl{"ITL", config.slo.itl_ms, {}};
+  for (const EngineEstimate& e : engines) {
+    ttft.range.add(e.ttft_ms);
+    itl.range.add(e.itl_ms);
+  }
+  std::vector<const Signal*> used;
+  if (role != Role::kDecode) used.push_back(&ttft);
+  if (role != Role::kPrefill) used.push_back(&itl);
+  const double s = config.scale_down_sensitivity;
+  const std::string on = " on all " + std::to_string(engines.size()) + " engine(s)";
+  for (const Signal* sig : used) {
+    if (sig->all_above()) return {+1, sig->describe() + ", above it" + on};
+  }
+  bool all_below = ready >= 2;
+  std::string why;
+  for (const Signal* sig : used) {
+    all_below = all_below && sig->all_below(s);
+    why += (why.empty() ? "" : "; ") + sig->describe();
+  }
+  if (all_below) return {-1, why + ", below " + fmt_num(s) + " x target" + on};
+  if (ready < 2) return {0, why + "; one ready engine, nothing to consolidate"};
+  return {0, why + "; not all engines above the target nor below " + fmt_num(s) + " x target"};
+}
+
+}  // namespace
+
+std::optional<Error> validate(const LoadConfig& config) {
+  if (!(config.scale_down_sensitivity > 0) || config.scale_down_sensitivity > 1) {
+    return invalid_argument("scale_down_sensitivity must be in (0, 1], got " +
+                            fmt_num(config.scale_down_sensitivity));
+  }
+  if (!(config.adjustment_interval_s >= 0)) {
+    return invalid_argument("adjustment_interval_s must be >= 0, got " + fmt_num(config.adjustment_interval_s));
+  }
+  if (!(config.max_batched_tokens > 0)) {
+    return invalid_argument("max_batched_tokens must be > 0, got " + fmt_num(config.max_batched_tokens));
+  }
+  if (!(config.slo.ttft_ms >= 0) || !(config.slo.itl_ms >= 0)) {
+    return invalid_argument("SLO targets must be >= 0 ms, got TTFT " + fmt_num(config.slo.ttft_ms) +
+                            " and ITL " + fmt_num(config.slo.itl_ms));
+  }
+  return validate(config.regression);
+}
+
+LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const LoadConfig& config,
+                   double now_s, int floor_replicas) {
+  const VariantState& v = input.state;
+  const int current = v.current_replicas;
+  LoadStep out;
+  if (state.regression.role != v.spec.role) state.regression = RegressionState{v.spec.role, {}, {}, {}, {}};
+
+  std::map<std::string, const ForwardPassSample*> latest;
+  for (const ForwardPassSample& f : input.forward_passes) {
+    if (!finite_sample(f)) continue;
+    state.regression = observe(std::move(state.regression), iteration_report(f), config.regression);
+    latest[f.pod] = &f;
+  }
+  const int ready = ready_replicas(v);
+  const bool named = !(latest.size() == 1 && latest.begin()->first.empty());
+  out.fit = fit(state.regression, config.regression);
+
+  ScalingRequest req;
+  if (latest.empty()) {
+    out.unusable = input.forward_passes.empty() ? "no forward passes this tick"
+                                                : "every forward pass had a missing or negative field";
+  } else if (named && static_cast<int>(latest.size()) < ready) {
+    out.unusable = std::to_string(latest.size()) + " of " + std::to_string(ready) +
+                   " ready replicas reported forward passes";
+  }
+  if (out.unusable) {
+    req = hold_last_good(v, std::nullopt, *out.unusable);
+  } else if (v.pending_replicas > 0 || in_flight(v)) {
+    req = hold(v.spec.name, current, ReasonCode::kPendingGuard,
+               describe_change(current, current) + ": previous action in flight (" +
+                   std::to_string(v.pending_replicas) + " replica(s) starting)");
+  } else if (!out.fit) {
+    req = hold(v.spec.name, current, ReasonCode::kNoCapacityData,
+               describe_change(current, current) + ": wall-time regression not ready (" +
+                   std::to_string(state.regression.samples.size()) + " iterations, " +
+                   std::to_string(config.regression.min_observations) +
+                   " needed, and no negative slope)");
+  } else if (state.last_change_s && now_s - *state.last_change_s < config.adjustment_interval_s) {
+    req = hold(v.spec.name, current, ReasonCode::kCooldown,
+               describe_change(current, current) + ": last step " + fmt_num(now_s - *state.last_change_s) +
+                   " s ago, one step per " + fmt_num(config.adjustment_interval_s) + " s");
+  } else {
+    out.estimates = estimate_engines(latest, state.regression, *out.fit, config);
+    const auto [step, why] = vote(v.spec.role, out.estimates, ready, config);
+    const int target = current + step;
+    if (step < 0 && target < floor_replicas) {
+      req = hold(v.spec.name, current, ReasonCode::kHold,
+                 describe_change(current, current) + ": scale-down refused by the floor of " +
+                     std::to_string(floor_replicas) + " (" + why + ")");
+    } else {
+      req = {v.spec.name, current, target, {direction_code(current, target), describe_change(current, target) + ": " + why}};
+    }
+  }
+
+  // While scaling is in progress Dynamo only observes: not even the floor moves.
+  const bool observe_only = req.reason.code == ReasonCode::kPendingGuard;
+  if (req.target_replicas < floor_replicas && !observe_only) {
+    const int from = req.target_replicas;
+    req.target_replicas = floor_replicas;
+    req.reason = {direction_code(current, floor_replicas),
+                  describe_change(current, floor_replicas) + ": raised from " + std::to_string(from) +
+                      " to the floor of " + std::to_string(floor_replicas) + " (" + req.reason.text + ")"};
+  }
+  if (const Bounded b = clamp_to_bounds(req.target_replicas, v.spec);
+      b.limited_by && b.target != req.target_replicas) {
+    req.reason = {*b.limited_by, describe_change(current, b.target) + ": bound " + std::to_string(b.target) +
+                                     " of the variant (" + req.reason.text + ")"};
+    req.target_replicas = b.target;
+  }
+  if (req.target_replicas != current) state.last_change_s = now_s;
+  out.state = std::move(state);
+  out.request = std::move(req);
+  return out;
+}
+
+std::vector<Decision> LoadPolicy::tick(const TickInput& input) {
+  const auto wishes = per_variant_requests(input, [&](const ModelTickInput& m, const VariantTickInput& vin) {
+    const VariantKey key{m.model, vin.state.spec.name};
+    const int floor = std::max(1, vin.state.spec.min_replicas);
+    LoadStep step = load_step(std::move(variants_[key]), vin, config_, input.now_s, floor);
+    variants_[key] = std::move(step.state);
+    return VariantWish{std::move(step.request), std::move(step.unusable)};
+  });
+  return finish_tick(wishes, finishing_, input.now_s, input.interval_s, finisher_,
+                     {.enforcer = false, .guard_pod_metrics = false});
+}
+
+nlohmann::json LoadPolicy::save_state() const {
+  return {{"policy", "load"}, {"variants", variant_map_to_json(variants_)}, {"finisher", finisher_}};
+}
+
+Result<bool> LoadPolicy::restore_state(const nlohmann::json& state) {
+  try {
+    if (state.at("policy").get<std::string>() != "load") {
+      return invalid_argument("state is not the load policy's: " + state.at("policy").dump());
+    }
+    auto variants = variant_map_from_json<LoadVariantState>(state.at("variants"));
+    auto finisher = state.contains("finisher") ? state.at("finisher").get<FinisherState>() : FinisherState{};
+    variants_ = std::move(variants);
+    finisher_ = std::move(finisher);
+  } catch (const std::exception& e) {
+    return invalid_argument(std::string("load policy state: ") + e.what());
+  }
+  return true;
+}
+
+LoadConfig load_config_from(const PolicyConfig& config) {
+  LoadConfig c;
+  c.slo = config.slo;
+  return c;
+}
+
+std::unique_ptr<Policy> make_load_policy(const PolicyConfig& config) {
+  return std::make_unique<LoadPolicy>(load_config_from(config), config);
+}
+
+void to_json(nlohmann::json& j, const LoadVariantState& s) {
+  j = {{"regression", s.regression}};
+  j["last_change_s"] = s.last_change_s ? nlohmann::json(*s.last_change_s) : nlohmann::json();
+}
+
+void from_json(const nlohmann::json& j, LoadVariantState& s) {
+  s.regression = j.at("regression").get<RegressionState>();
+  const auto& c = j.at("last_change_s");
+  s.last_change_s = c.is_null() ? std::nullopt : std::optional<double>(c.get<double>());
+}
+
+}  // namespace capstan

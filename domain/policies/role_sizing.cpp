@@ -1,0 +1,232 @@
+#include "domain/policies/role_sizing.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "domain/model/backlog_projection.hpp"
+#include "domain/model/capacity_signal.hpp"
+#include "domain/stages/cost_aware_optimizer.hpp"
+#include "domain/core/format.hpp"
+#include "domain/model/iteration_report.hpp"
+#include "domain/codec/json.hpp"
+#include "domain/stages/metric_guard.hpp"
+#include "domain/model/observed_queueing.hpp"
+#include "domain/model/sla_sizing.hpp"
+#include "domain/stages/tick_finisher.hpp"
+
+namespace capstan {
+namespace {
+
+constexpr double kDefaultBatchedTokens = 2048;  // vLLM's default chunk when the spec does not say
+
+RegressionState fold_forward_passes(RegressionState r, const VariantTickInput& v) {
+  static const RegressionConfig kConfig{};
+  if (r.role != v.state.spec.role) r = RegressionState{v.state.spec.role, {}, {}, {}, {}};
+  for (const ForwardPassSample& f : v.forward_passes) {
+    if (regression_fields_valid(f)) r = observe(std::move(r), iteration_report(f), kConfig);
+  }
+  return r;
+}
+
+const char* latency_name(Role role) { return role == Role::kPrefill ? "TTFT" : "ITL"; }
+
+// One role of the model: the CapacitySignal for the optimizer and the sentence behind it.
+struct RolePlan {
+  std::vector<std::size_t> variants;  // indices into the model's variants
+  CapacitySignal signal;
+  std::string why;
+  bool any_capacity = false;
+  int fit_samples = 0;  // the most iterations any of its variants' regressions holds
+};
+
+RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, const PolicyConfig& config,
+                   const TrafficSample& shape, SplitSizingState& state) {
+  static const RegressionConfig kConfig{};
+  RolePlan plan;
+  plan.signal.role = role;
+  plan.signal.unit = "req/s";
+  plan.signal.release_least_efficient_first = true;
+  const double max_age_s = max_sample_age_s(tick.interval_s);
+  const RoleBacklog backlog = role_backlog(m, role, max_age_s);
+  BacklogOutlook outlook{backlog.total(), tick.observed_rps, 0, {}, config.client_timeout_s};
+  double supply = 0, ready_supply = 0;
+  std::string per_replica;
+  for (std::size_t i = 0; i < m.variants.size(); ++i) {
+    const VariantState& v = m.variants[i].state;
+    if (v.spec.role != role) continue;
+    plan.variants.push_back(i);
+    const std::string key = variant_id_key(m.model, v.spec.name);
+    const RegressionState& r = state.regressions[key];
+    plan.fit_samples = std::max(plan.fit_samples, static_cast<int>(r.samples.size()));
+    double cap = 0;
+    if (auto f = fit(r, kConfig); f && shape.avg_input_tokens > 0) {
+      const double rps = kRoleUtilization * role_engine_rps(*f, v.spec, shape, config.slo);
+      if (rps > 0) remember_capacity(state.recent_capacity_rps[key], rps);
+    }
+    if (auto it = state.recent_capacity_rps.find(key); it != state.recent_capacity_rps.end() && !it->second.empty())
+      cap = median_capacity(it->second);
+    plan.any_capacity = plan.any_capacity || cap > 0;
+    supply += cap * v.current_replicas;  // starting replicas are coming capacity
+    ready_supply += cap * ready_replicas(v);
+    outlook.ready_rate_rps += cap * ready_replicas(v);
+    if (i < tick.starting_ready_in_s.size())
+      for (double ready_in_s : tick.starting_ready_in_s[i]) outlook.starting.push_back({ready_in_s, cap});
+    plan.signal.variants.push_back({v.spec.name, cap, v.spec.cost_per_replica, v.current_replicas,
+                                    v.pending_replicas, v.spec.min_replicas, v.spec.max_replicas,
+                                    v.spec.gpus_per_replica});
+    if (cap > 0) per_replica += (per_replica.empty() ? "" : ", ") + v.spec.name + " " + fmt_num(cap) + " req/s";
+  }
+
+  int ready = 0;
+  for (std::size_t i : plan.variants) ready += ready_replicas(m.variants[i].state);
+  // As for a whole model (backlog_projection.hpp).
+  const BacklogDemand projected = backlog_demand(outlook, ready, tick.forecast_rps, tick.horizon_s, tick.interval_s);
+  const double backlog_ahead = projected.backlog_ahead;
+  const double demand = projected.demand_rps;
+  const double keep_s = config.scale_down_cooldown_s;
+  const double peak = peak_demand(state.recent_demand[model_id_key(m.model) + "/" + to_string(role)], tick.now_s,
+                                  tick.observed_rps, demand, tick.usable, keep_s);
+
+  plan.signal.demand = demand;
+  plan.signal.supply = supply;
+  plan.signal.required = std::max(0.0, demand - supply);
+  // As for a whole model: nothing of a role is released while requests wait for it.
+  plan.signal.spare = projected.queued ? 0.0 : std::max(0.0, supply - peak * (1 + kSpareMargin));
+
+  const double wait_ms = observed_wait_ms(backlog.waiting, backlog.router_queue, ready_supply);
+  const std::string queue_name = role == Role::kPrefill ? "upstream queue " : "decode queue ";
+  plan.why = std::string(to_string(role)) + " demand " + fmt_num(demand) + " req/s (forecast " +
+             fmt_num(tick.forecast_rps) + " req/s at t+" + fmt_num(std::round(tick.horizon_s)) + " s, observed " +
+             fmt_num(tick.observed_rps) + " req/s + backlog " + fmt_num(backlog.total()) + " incl. " + queue_name +
+             fmt_num(backlog.router_queue) + ", " + fmt_num(std::round(backlog_ahead)) +
+             " when new replicas are ready), peak " + fmt_num(peak) + " req/s over the last " +
+             fmt_num(std::round(keep_s)) + " s, supply " + fmt_num(supply) + " req/s; per replica " +
+             (per_replica.empty() ? std::string("unknown") : per_replica) + " (" + fmt_num(kRoleUtilization) +
+             " x the forward-pass fit's rate at the " + latency_name(role) + " target, ISL " +
+             fmt_num(shape.avg_input_tokens) + ", OSL " + fmt_num(shape.avg_output_tokens) + "), " +
+             (std::isfinite(wait_ms) ? fmt_num(wait_ms) + " ms" : std::string("unbounded")) +
+             " observed queueing before " + to_string(role) +
+             (projected.queued ? ", nothing released while " + fmt_num(backlog.total()) + " requests wait" : "");
+  return plan;
+}
+
+}  // namespace
+
+bool is_split(const ModelTickInput& m) {
+  return std::any_of(m.variants.begin(), m.variants.end(),
+                     [](const VariantTickInput& v) { return v.state.spec.role != Role::kBoth; });
+}
+
+double role_engine_rps(const WallTimeFit& fit, const VariantSpec& spec, const TrafficSample& shape,
+                       const SloTargets& slo) {
+  const double isl = shape.avg_input_tokens, osl = shape.avg_output_tokens;
+  if (!(isl > 0)) return 0;
+  if (spec.role == Role::kDecode) {
+    if (!(osl > 0)) return 0;
+    const double target_ms = slo.itl_ms > 0 ? slo.itl_ms : std::numeric_limits<double>::infinity();
+    return decode_engine_rate(fit, target_ms, decode_context_tokens(isl, osl), osl, spec.max_batch_size).rps;
+  }
+  const double most = spec.max_num_batched_tokens > 0 ? spec.max_num_batched_tokens : kDefaultBatchedTokens;
+  double chunk = most;
+  if (slo.ttft_ms > 0 && fit.wall_time_ms(most, 0) > slo.ttft_ms / 2) {
+    // The fit is linear with a non-negative slope: solve wall(chunk) = TTFT / 2.
+    const double slope = fit.prefill_ms_per_token;
+    chunk = slope > 0 ? (slo.ttft_ms / 2 - fit.intercept_ms) / slope : most;
+    chunk = std::clamp(chunk, std::min(isl, most), most);  // at least one prompt (or chunk) an iteration
+  }
+  return chunk / isl / fit.wall_time_ms(chunk, 0) * 1000.0;
+}
+
+std::optional<TrafficSample> split_request_shape(const ModelTickInput& m, double max_age_s) {
+  double rate = 0, input = 0, output = 0;
+  for (const VariantTickInput& v : m.variants) {
+    if (v.state.spec.role != Role::kDecode || unusable_metrics(v.state, max_age_s)) continue;
+    for (const PodMetrics* p : ready_pods(v.state)) {
+      if (!(p->arrival_rate_rps > 0) || !(p->avg_input_tokens > 0) || !(p->avg_output_tokens > 0)) continue;
+      rate += p->arrival_rate_rps;
+      input += p->arrival_rate_rps * p->avg_input_tokens;
+      output += p->arrival_rate_rps * p->avg_output_tokens;
+    }
+  }
+  if (!(rate > 0)) return std::nullopt;
+  return TrafficSample{m.arrival_rate_rps, input / rate, output / rate};
+}
+
+RoleBacklog role_backlog(const ModelTickInput& m, Role role, double max_age_s) {
+  RoleBacklog b;
+  b.router_queue = std::max(0.0, role == Role::kPrefill ? m.upstream_queue : m.decode_queue);
+  if (!std::isfinite(b.router_queue)) b.router_queue = 0;
+  for (const VariantTickInput& v : m.variants) {
+    if (v.state.spec.role != role || unusable_metrics(v.state, max_age_s)) continue;
+    for (const PodMetrics& p : v.state.pods)
+      if (std::isfinite(p.queue_length)) b.waiting += std::max(0.0, p.queue_length);
+  }
+  return b;
+}
+
+std::vector<ScalingRequest> plan_split_model(const ModelTickInput& m, const SplitTick& tick,
+                                             const PolicyConfig& config, SplitSizingState& state) {
+  for (const VariantTickInput& v : m.variants) {
+    RegressionState& r = state.regressions[variant_id_key(m.model, v.state.spec.name)];
+    r = fold_forward_passes(std::move(r), v);
+  }
+  const std::string mkey = model_id_key(m.model);
+  if (auto shape = split_request_shape(m, max_sample_age_s(tick.interval_s))) state.last_shape[mkey] = *shape;
+  const TrafficSample shape = state.last_shape.count(mkey) ? state.last_shape[mkey] : TrafficSample{};
+
+  std::vector<ScalingRequest> out(m.variants.size());
+  for (Role role : {Role::kPrefill, Role::kDecode}) {
+    const RolePlan plan = plan_role(m, role, tick, config, shape, state);
+    if (plan.variants.empty()) continue;
+    if (!plan.any_capacity) {
+      for (std::size_t i : plan.variants) {
+        const VariantState& v = m.variants[i].state;
+        out[i] = hold(v.spec.name, v.current_replicas, ReasonCode::kNoCapacityData,
+                      "hold at " + std::to_string(v.current_replicas) + ": no capacity known for the " +
+                          to_string(role) + " role yet (forward-pass fit of " + std::to_string(plan.fit_samples) +
+                          " iterations" + (shape.avg_input_tokens > 0 ? "" : ", no request lengths seen") + "); " +
+                          plan.why);
+      }
+      continue;
+    }
+    std::vector<ScalingRequest> requests = optimize_cost_aware(plan.signal);
+    for (std::size_t k = 0; k < plan.variants.size(); ++k) {
+      requests[k].reason.text += "; " + plan.why;
+      out[plan.variants[k]] = std::move(requests[k]);
+    }
+  }
+  // A variant of role both beside a split (which the simulator's loader rejects) is
+  // left where it is.
+  for (std::size_t i = 0; i < m.variants.size(); ++i) {
+    const VariantState& v = m.variants[i].state;
+    if (v.spec.role == Role::kBoth)
+      out[i] = hold(v.spec.name, v.current_replicas, ReasonCode::kHold,
+                    "hold at " + std::to_string(v.current_replicas) +
+                        ": a variant serving both phases beside a prefill/decode split is not sized");
+  }
+  return out;
+}
+
+void to_json(nlohmann::json& j, const SplitSizingState& s) {
+  nlohmann::json shapes = nlohmann::json::object();
+  for (const auto& [k, t] : s.last_shape)
+    shapes[k] = nlohmann::json::array({t.rate_rps, t.avg_input_tokens, t.avg_output_tokens});
+  j = {{"regressions", s.regressions},
+       {"recent_capacity_rps", s.recent_capacity_rps},
+       {"recent_demand", s.recent_demand},
+       {"last_shape", shapes}};
+}
+
+void from_json(const nlohmann::json& j, SplitSizingState& s) {
+  s.regressions = j.at("regressions").get<std::map<std::string, RegressionState>>();
+  s.recent_capacity_rps = j.at("recent_capacity_rps").get<std::map<std::string, std::deque<double>>>();
+  s.recent_demand = j.at("recent_demand").get<std::map<std::string, DemandHistory>>();
+  s.last_shape.clear();
+  for (const auto& [k, v] : j.at("last_shape").items())
+    s.last_shape[k] = {v.at(0).get<double>(), v.at(1).get<double>(), v.at(2).get<double>()};
+}
+
+}  // namespace capstan

@@ -1,0 +1,142 @@
+#include "domain/stages/cost_aware_optimizer.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "domain/core/format.hpp"
+
+namespace capstan {
+namespace {
+
+double cost_per_capacity(const VariantSupply& v) {
+  return v.per_replica_capacity > 0 ? v.cost_per_replica / v.per_replica_capacity
+                                    : std::numeric_limits<double>::infinity();
+}
+
+// Indices in the order a scale-up fills them, stable by name on ties.
+std::vector<std::size_t> by_cost_efficiency(const std::vector<VariantSupply>& vs) {
+  std::vector<std::size_t> order(vs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const double ea = cost_per_capacity(vs[a]), eb = cost_per_capacity(vs[b]);
+    return ea != eb ? ea < eb : vs[a].variant < vs[b].variant;
+  });
+  return order;
+}
+
+std::vector<std::size_t> by_cost_descending(const std::vector<VariantSupply>& vs) {
+  std::vector<std::size_t> order(vs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return vs[a].cost_per_replica != vs[b].cost_per_replica
+               ? vs[a].cost_per_replica > vs[b].cost_per_replica
+               : vs[a].variant > vs[b].variant;
+  });
+  return order;
+}
+
+std::string amount(double value, const CapacitySignal& s) {
+  return fmt_num(std::round(value)) + (s.unit.empty() ? "" : " " + s.unit);
+}
+
+void scale_up(const CapacitySignal& s, std::vector<int>& targets) {
+  double remaining = s.required;
+  for (std::size_t i : by_cost_efficiency(s.variants)) {
+    const VariantSupply& v = s.variants[i];
+    if (remaining <= 0) break;
+    if (v.per_replica_capacity <= 0) continue;
+    const int room = std::max(v.max_replicas - targets[i], 0);
+    const int add = std::min(static_cast<int>(std::ceil(remaining / v.per_replica_capacity)), room);
+    targets[i] += add;
+    remaining -= add * v.per_replica_capacity;
+  }
+}
+
+void scale_down(const CapacitySignal& s, std::vector<int>& targets) {
+  const auto cheapest_it = std::min_element(
+      s.variants.begin(), s.variants.end(), [](const VariantSupply& a, const VariantSupply& b) {
+        return a.cost_per_replica != b.cost_per_replica ? a.cost_per_replica < b.cost_per_replica
+                                                        : a.variant < b.variant;
+      });
+  const std::size_t cheapest = static_cast<std::size_t>(cheapest_it - s.variants.begin());
+  double remaining = s.spare;
+  std::vector<std::size_t> order = by_cost_descending(s.variants);
+  if (s.release_least_efficient_first) {
+    order = by_cost_efficiency(s.variants);
+    std::reverse(order.begin(), order.end());
+  }
+  for (std::size_t i : order) {
+    const VariantSupply& v = s.variants[i];
+    if (remaining <= 0) break;
+    if (v.per_replica_capacity <= 0) continue;
+    int floor_replicas = std::max(v.min_replicas, 0);
+    if (i == cheapest) {
+      bool others_serve = false;
+      for (std::size_t j = 0; j < targets.size(); ++j) others_serve |= (j != i && targets[j] > 0);
+      if (!others_serve) floor_replicas = std::max(floor_replicas, 1);
+    }
+    const int removable = targets[i] - floor_replicas;
+    if (removable <= 0) continue;
+    const int remove = std::min(static_cast<int>(std::floor(remaining / v.per_replica_capacity)),
+                                removable);
+    if (remove <= 0) continue;
+    targets[i] -= remove;
+    remaining -= remove * v.per_replica_capacity;
+  }
+}
+
+}  // namespace
+
+std::vector<ScalingRequest> optimize_cost_aware(const CapacitySignal& s) {
+  std::vector<int> targets;
+  for (const auto& v : s.variants) targets.push_back(v.current_replicas);
+  const bool any_capacity = std::any_of(s.variants.begin(), s.variants.end(),
+                                        [](const VariantSupply& v) { return v.per_replica_capacity > 0; });
+  if (s.required > 0) {
+    scale_up(s, targets);
+  } else if (s.spare > 0) {
+    scale_down(s, targets);
+  }
+
+  std::vector<ScalingRequest> out;
+  for (std::size_t i = 0; i < s.variants.size(); ++i) {
+    const VariantSupply& v = s.variants[i];
+    const int current = v.current_replicas;
+    ScalingRequest r{v.variant, current, targets[i], {direction_code(current, targets[i]), ""}};
+    const std::string head = describe_change(current, targets[i]) + ": ";
+    if (targets[i] > current) {
+      r.reason.text = head + amount(s.required, s) + " required; " +
+                      fmt_num(v.cost_per_replica) + " per " + amount(v.per_replica_capacity, s) +
+                      " is the most cost-efficient";
+    } else if (targets[i] < current) {
+      r.reason.text = head + amount(s.spare, s) + (s.release_least_efficient_first ? " spare; least cost-efficient variant first"
+                                                                      : " spare; most expensive variant first");
+    } else if (s.required > 0 && !any_capacity) {
+      r.reason = {ReasonCode::kNoCapacityData,
+                  head + amount(s.required, s) + " required but no variant has known capacity"};
+    } else if (s.required > 0) {
+      r.reason.text = head + amount(s.required, s) + " required; placed on a more cost-efficient "
+                      "variant or none has room";
+    } else if (s.spare > 0) {
+      r.reason.text = head + amount(s.spare, s) + " spare, less than one replica here or at its floor";
+    } else {
+      r.reason.text = head + "demand " + amount(s.demand, s) + " within thresholds of supply " +
+                      amount(s.supply, s);
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<ScalingRequest> optimize_cost_aware(std::span<const CapacitySignal> signals) {
+  std::vector<ScalingRequest> out;
+  for (const auto& s : signals) {
+    auto part = optimize_cost_aware(s);
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+}  // namespace capstan

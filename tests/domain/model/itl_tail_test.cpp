@@ -1,0 +1,119 @@
+#include "domain/model/itl_tail.hpp"
+
+#include <cmath>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+namespace capstan {
+namespace {
+
+double phi(double x) { return 0.5 * std::erfc(-x / std::sqrt(2.0)); }
+
+// A window of n requests whose ITLs follow the spread exactly, binned at vLLM's
+// request-ITL bounds (ms).
+WindowHistogram binned(double n, double d1, double model_itl, double location, double scale) {
+  WindowHistogram h;
+  for (double b : {10.0, 25.0, 50.0, 75.0, 100.0, 150.0, 200.0, 300.0}) {
+    h.upper_bounds_ms.push_back(b);
+    const double below = b > d1 ? n * phi((std::log((b - d1) / (model_itl - d1)) - location) / scale) : 0.0;
+    h.cumulative.push_back(std::round(below));
+  }
+  h.count = n;
+  h.sum_ms = n * model_itl;
+  return h;
+}
+
+PodMetrics serving(const std::string& name, double rate, WindowHistogram h) {
+  PodMetrics p;
+  p.pod = name;
+  p.arrival_rate_rps = rate;
+  p.seconds_since_start = 3600;
+  p.request_itl = std::move(h);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("itl_tail_points places each bound above d1 against the model's mean load part") {
+  WindowHistogram h;
+  h.upper_bounds_ms = {25, 50, 100};
+  h.cumulative = {0, 40, 90};
+  h.count = 100;
+  const auto points = itl_tail_points(h, 30, 70);
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].position == Approx(std::log(20.0 / 40.0)));
+  CHECK(points[0].below == 40);
+  CHECK(points[1].position == Approx(std::log(70.0 / 40.0)));
+  CHECK(points[1].total == 100);
+  CHECK(itl_tail_points(h, 30, 30.5).empty());  // no load part to measure against
+  CHECK(itl_tail_points(WindowHistogram{}, 30, 70).empty());
+}
+
+TEST_CASE("fit_itl_spread recovers the location and scale of binned requests") {
+  // Windows at several rates, so the bounds fall at different positions.
+  std::vector<std::vector<ItlTailPoint>> windows;
+  for (double model_itl : {45.0, 55.0, 62.0, 70.0, 80.0}) {
+    windows.push_back(itl_tail_points(binned(20000, 29, model_itl, 0.12, 0.21), 29, model_itl));
+  }
+  const auto fit = fit_itl_spread(windows);
+  REQUIRE(fit);
+  CHECK(fit->location == Approx(0.12).margin(0.01));
+  CHECK(fit->scale == Approx(0.21).margin(0.01));
+  CHECK(fit->requests == 100000);
+}
+
+TEST_CASE("fit_itl_spread fits nothing from too few requests or bounds no request straddles") {
+  std::vector<std::vector<ItlTailPoint>> few{itl_tail_points(binned(150, 29, 60, 0, 0.2), 29, 60)};
+  CHECK_FALSE(fit_itl_spread(few));
+  // Every request between two bounds: the spread is not measured.
+  WindowHistogram h;
+  h.upper_bounds_ms = {50, 75};
+  h.cumulative = {0, 1000};
+  h.count = 1000;
+  CHECK_FALSE(fit_itl_spread({itl_tail_points(h, 29, 60)}));
+  CHECK_FALSE(fit_itl_spread({}));
+}
+
+TEST_CASE("the mean ITL sized against keeps the tail probability under the target") {
+  CHECK(normal_upper_quantile(0.01) == Approx(2.3263).margin(1e-4));
+  CHECK(normal_upper_quantile(0.5) == Approx(0).margin(1e-9));
+  const ItlSpread spread{0.1, 0.2, 1000};
+  const double sized = itl_sizing_target_ms(spread, 100, 29, 0.01);
+  // A request's ITL at that mean is over 100 ms with probability 0.01.
+  const double z = (std::log((100 - 29) / (sized - 29)) - spread.location) / spread.scale;
+  CHECK(1 - phi(z) == Approx(0.01).margin(1e-6));
+  CHECK(sized < 100);
+  // A spread whose whole tail stays under the mean asks for more than the target.
+  CHECK(itl_sizing_target_ms({-1.0, 0.1, 1000}, 100, 29, 0.01) > 100);
+}
+
+TEST_CASE("served_request_itl sums the fresh serving pods and refuses a queue") {
+  VariantState v;
+  v.current_replicas = 3;
+  const WindowHistogram h = binned(300, 29, 60, 0, 0.2);
+  v.pods = {serving("a", 6, h), serving("b", 8, h), serving("c", 7, h)};
+  v.pods[2].seconds_since_start = 30;  // warming up: left out
+  auto served = served_request_itl(v, 60, 120);
+  REQUIRE(served);
+  CHECK(served->rate_per_replica_rps == Approx(7));
+  CHECK(served->requests.count == 600);
+  CHECK(served->requests.cumulative.back() == 2 * h.cumulative.back());
+
+  v.pods[1].sample_age_s = 600;  // stale: left out
+  served = served_request_itl(v, 60, 120);
+  REQUIRE(served);
+  CHECK(served->requests.count == 300);
+
+  v.pods[0].queue_length = 5;
+  CHECK_FALSE(served_request_itl(v, 60, 120));
+}
+
+TEST_CASE("ITL tail points survive a JSON round trip and bad ones name the shape") {
+  const ItlTailPoint p{-0.25, 40, 100};
+  CHECK(nlohmann::json(p).get<ItlTailPoint>() == p);
+  CHECK_THROWS_WITH(nlohmann::json::parse(R"({"x":1})").get<ItlTailPoint>(),
+                    Catch::Contains("[position, below, total]"));
+}
+
+}  // namespace capstan

@@ -1,0 +1,137 @@
+#include "domain/model/queue_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "test_data.hpp"
+
+using namespace capstan;
+
+namespace {
+
+QueueAnalyzer make(double a, double b, double g, double in, double out, int batch = 256,
+                   int queue = 100) {
+  auto qa = QueueAnalyzer::create({a, b, g}, {batch, queue}, {in, out});
+  REQUIRE(qa.ok());
+  return qa.value();
+}
+
+}  // namespace
+
+TEST_CASE("Size matches every WVA reference case within the stated tolerance") {
+  const auto doc = capstan::testing::load_json("wva-queue.json");
+  const double tol = doc.at("tolerance_rel").get<double>();
+  REQUIRE(doc.at("cases").size() >= 10);
+  for (const auto& c : doc.at("cases")) {
+    INFO(c.dump());
+    auto qa = make(c["alpha"], c["beta"], c["gamma"], c["input_tokens"], c["output_tokens"],
+                   c["max_batch"], c["max_queue"]);
+    auto sized = qa.size({c["target_ttft_ms"], c["target_itl_ms"]});
+    if (c.value("expect_error", false)) {
+      REQUIRE_FALSE(sized.ok());
+      CHECK(sized.error().code == ErrorCode::kTargetUnreachable);
+      continue;
+    }
+    REQUIRE(sized.ok());
+    CHECK(sized->lambda_star_rps == Approx(c["lambda_star"].get<double>()).epsilon(tol));
+    CHECK(sized->at_lambda_star.throughput_rps == Approx(c["throughput"].get<double>()).epsilon(tol));
+    CHECK(sized->at_lambda_star.ttft_ms == Approx(c["ttft_ms"].get<double>()).epsilon(tol));
+    CHECK(sized->at_lambda_star.itl_ms == Approx(c["itl_ms"].get<double>()).epsilon(tol));
+    CHECK(sized->at_lambda_star.rho == Approx(c["rho"].get<double>()).epsilon(tol));
+  }
+}
+
+TEST_CASE("Predicted TTFT and ITL grow with the arrival rate") {
+  auto qa = make(5.0, 0.05, 5e-5, 512, 128);
+  double last_ttft = 0, last_itl = 0;
+  for (double frac = 0.05; frac < 1.0; frac += 0.05) {
+    auto m = qa.analyze(frac * qa.max_rate_rps());
+    REQUIRE(m.ok());
+    CHECK(m->ttft_ms > last_ttft);
+    CHECK(m->itl_ms > last_itl);
+    CHECK(m->rho >= 0);
+    CHECK(m->rho <= 1);
+    last_ttft = m->ttft_ms;
+    last_itl = m->itl_ms;
+  }
+}
+
+TEST_CASE("At light load latency approaches the closed form of seed 000 section 9") {
+  // rho -> 0: T_iter -> alpha, so ITL -> alpha + beta + gamma(i + o/2) plus one
+  // request's own work, and the wait vanishes.
+  auto qa = make(10.0, 0.01, 0.001, 1000, 100);
+  auto m = qa.analyze(qa.min_rate_rps());
+  REQUIRE(m.ok());
+  CHECK(m->avg_wait_ms == Approx(0).margin(1e-6));
+  CHECK(m->avg_in_service == Approx(qa.min_rate_rps() / 1000.0 *
+                                    (qa.prefill_time_ms(1) + 100 * qa.decode_time_ms(1)))
+                                 .epsilon(0.01));
+  CHECK(m->itl_ms == Approx(qa.decode_time_ms(1)).epsilon(0.01));
+}
+
+TEST_CASE("A zero target leaves that metric unconstrained") {
+  auto qa = make(10.0, 0.01, 0.001, 1000, 100, 64);
+  auto both_free = qa.size({0, 0});
+  REQUIRE(both_free.ok());
+  CHECK(both_free->lambda_star_rps == Approx(qa.max_rate_rps()));
+  auto itl_only = qa.size({0, 30});
+  REQUIRE(itl_only.ok());
+  CHECK(itl_only->lambda_ttft_rps == Approx(qa.max_rate_rps()));
+  CHECK(itl_only->lambda_star_rps == itl_only->lambda_itl_rps);
+}
+
+TEST_CASE("A target below the lowest rate's latency is an error that says so") {
+  auto qa = make(20.0, 0.03, 0.001, 2048, 64, 128);
+  auto r = qa.size({300, 15});
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().code == ErrorCode::kTargetUnreachable);
+  CHECK_THAT(r.error().message, Catch::Contains("below the bounded region"));
+}
+
+TEST_CASE("Analyze rejects rates outside the model's range") {
+  auto qa = make(5.0, 0.05, 5e-5, 512, 128);
+  CHECK_FALSE(qa.analyze(0).ok());
+  CHECK_FALSE(qa.analyze(-1).ok());
+  CHECK_FALSE(qa.analyze(std::nan("")).ok());
+  CHECK_FALSE(qa.analyze(qa.max_rate_rps() * 1.01).ok());
+  CHECK(qa.analyze(qa.max_rate_rps()).ok());
+}
+
+TEST_CASE("Invalid parameters are rejected with the name of the field") {
+  auto bad_alpha = QueueAnalyzer::create({-1, 0.05, 5e-5}, {256, 100}, {512, 128});
+  REQUIRE_FALSE(bad_alpha.ok());
+  CHECK_THAT(bad_alpha.error().message, Catch::Contains("alpha"));
+  auto bad_out = QueueAnalyzer::create({5, 0.05, 5e-5}, {256, 100}, {512, 0.5});
+  REQUIRE_FALSE(bad_out.ok());
+  CHECK_THAT(bad_out.error().message, Catch::Contains("output_tokens"));
+  auto bad_batch = QueueAnalyzer::create({5, 0.05, 5e-5}, {0, 100}, {512, 128});
+  REQUIRE_FALSE(bad_batch.ok());
+  CHECK_THAT(bad_batch.error().message, Catch::Contains("max_batch_size"));
+  auto nan_gamma = QueueAnalyzer::create({5, 0.05, std::nan("")}, {256, 100}, {512, 128});
+  REQUIRE_FALSE(nan_gamma.ok());
+  CHECK_THAT(nan_gamma.error().message, Catch::Contains("gamma"));
+}
+
+TEST_CASE("The chain stays finite for K in the thousands at high load") {
+  auto qa = make(5.0, 0.05, 5e-5, 512, 128, 2048, 20480);
+  for (double frac : {0.001, 0.5, 0.9, 0.999}) {
+    auto m = qa.analyze(frac * qa.max_rate_rps());
+    REQUIRE(m.ok());
+    CHECK(std::isfinite(m->ttft_ms));
+    CHECK(std::isfinite(m->itl_ms));
+    CHECK(m->throughput_rps > 0);
+    CHECK(m->throughput_rps <= m->rate_rps * (1 + 1e-12));
+  }
+  auto sized = qa.size({2000, 60});
+  REQUIRE(sized.ok());
+  CHECK(std::isfinite(sized->lambda_star_rps));
+}
+
+TEST_CASE("Sizing is deterministic to the bit") {
+  auto qa = make(8.0, 0.016, 0.0005, 1024, 256);
+  auto a = qa.size({500, 50});
+  auto b = qa.size({500, 50});
+  REQUIRE(a.ok());
+  REQUIRE(b.ok());
+  CHECK(a->lambda_star_rps == b->lambda_star_rps);
+  CHECK(a->at_lambda_star.ttft_ms == b->at_lambda_star.ttft_ms);
+}

@@ -1,0 +1,84 @@
+#include "domain/model/served_capacity.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace capstan;
+
+namespace {
+
+const SloTargets kSlo{2000, 100};
+
+PodMetrics pod(double rps, double ttft_ms, double itl_ms, double queue = 0) {
+  PodMetrics p;
+  p.pod = "p";
+  p.arrival_rate_rps = rps;
+  p.avg_ttft_ms = ttft_ms;
+  p.avg_itl_ms = itl_ms;
+  p.queue_length = queue;
+  p.seconds_since_start = 3600;
+  return p;
+}
+
+VariantState variant(std::vector<PodMetrics> pods) {
+  VariantState v;
+  v.spec.name = "h100";
+  v.current_replicas = static_cast<int>(pods.size());
+  v.pods = std::move(pods);
+  return v;
+}
+
+std::optional<double> served(const VariantState& v) { return served_within_slo_rps(v, kSlo, 60, 120); }
+
+}  // namespace
+
+TEST_CASE("Replicas well inside both targets with no queue serve at least their arrival rate") {
+  const auto r = served(variant({pod(3, 250, 39), pod(4, 300, 45)}));
+  REQUIRE(r);
+  CHECK(*r == Approx(3.5));
+}
+
+TEST_CASE("No floor when any replica is near a target, queues, or reports nothing usable") {
+  CHECK_FALSE(served(variant({pod(3, 250, 39), pod(4, 300, 61)})));    // ITL above 0.6 x 100 ms
+  CHECK_FALSE(served(variant({pod(3, 1300, 39)})));                     // TTFT above 0.6 x 2 s
+  CHECK_FALSE(served(variant({pod(3, 250, 39, 5)})));                   // a standing queue
+  CHECK_FALSE(served(variant({pod(3, 250, NAN)})));                     // not finite
+  CHECK_FALSE(served(variant({pod(0, 0, 0)})));                         // no traffic
+  CHECK_FALSE(served(variant({})));                                     // no replica
+  PodMetrics stale = pod(3, 250, 39);
+  stale.sample_age_s = 300;
+  CHECK_FALSE(served(variant({stale})));
+}
+
+TEST_CASE("A target of 0 is not constrained, and a replica still warming up is left out") {
+  CHECK(served_within_slo_rps(variant({pod(3, 5000, 39)}), {0, 100}, 60, 120));
+  PodMetrics warming = pod(9, 1900, 95);
+  warming.seconds_since_start = 60;
+  const auto r = served(variant({pod(3, 250, 39), warming}));
+  REQUIRE(r);
+  CHECK(*r == Approx(3));
+  CHECK_FALSE(served(variant({warming})));
+}
+
+TEST_CASE("A replica that is not ready is not evidence") {
+  PodMetrics loading = pod(0, 0, 0);
+  loading.ready = false;
+  const auto r = served(variant({pod(3, 250, 39), loading}));
+  REQUIRE(r);
+  CHECK(*r == Approx(3));
+}
+
+TEST_CASE("No floor when a replica's own requests show more of them over the ITL target than the SLO lets miss") {
+  PodMetrics tail = pod(3, 250, 39);
+  tail.request_itl = {{50, 75, 100, 150}, {150, 180, 190, 200}, 200, 200 * 39.0};  // 5% over 100 ms
+  CHECK_FALSE(served_within_slo_rps(variant({tail}), kSlo, 60, 120, 0.01));
+  CHECK(served_within_slo_rps(variant({tail}), kSlo, 60, 120, 0.06));
+  // Without a bound at the target, the largest bound under it counts: 10% over 75 ms.
+  tail.request_itl = {{50, 75, 150}, {150, 180, 200}, 200, 200 * 39.0};
+  CHECK_FALSE(served_within_slo_rps(variant({tail}), {2000, 90}, 60, 120, 0.05));
+  // No bound at or under the target: the mean rule alone decides.
+  PodMetrics fast = pod(3, 250, 20);
+  fast.request_itl = tail.request_itl;
+  CHECK(served_within_slo_rps(variant({fast}), {2000, 45}, 60, 120, 0.01) == Approx(3));
+}

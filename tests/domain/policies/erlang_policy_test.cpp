@@ -1,0 +1,49 @@
+#include "domain/policies/erlang_policy.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "policy_fixture.hpp"
+
+using namespace capstan;
+using capstan::testing::Fleet;
+using capstan::testing::tick_at;
+
+namespace {
+PolicyConfig config() {
+  PolicyConfig c;
+  c.slo = {1500, 40};
+  c.scale_down_cooldown_s = 0;
+  return c;
+}
+}  // namespace
+
+TEST_CASE("erlang adds Erlang-C servers for a rising forecast and says why") {
+  ErlangPolicy p(config());
+  for (int t = 0; t < 8; ++t) p.tick(tick_at(30.0 * t, Fleet{2, 0, 0}, 6));
+  std::vector<Decision> d;
+  for (int t = 8; t < 14; ++t) d = p.tick(tick_at(30.0 * t, Fleet{2, 0, 0}, 6 + 1.5 * (t - 7)));
+  CHECK(d[0].target_replicas > 2);
+  CHECK(d[0].reason.code == ReasonCode::kScaleUp);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("Erlang-C needs"));
+  CHECK_THAT(d[0].reason.text, Catch::Contains("warm pool"));
+  CHECK(d[1].target_replicas == 0);
+}
+
+TEST_CASE("erlang keeps enough servers that P(wait > SLO) stays under the bound") {
+  ErlangPolicy p(config());
+  std::vector<Decision> d;
+  for (int t = 0; t < 10; ++t) d = p.tick(tick_at(30.0 * t, Fleet{3, 0, 0}, 12));
+  CHECK(d[0].target_replicas >= 2);
+  CHECK(d[0].target_replicas <= 4);
+}
+
+TEST_CASE("erlang state round trip gives identical later decisions") {
+  ErlangPolicy a(config());
+  for (int t = 0; t < 6; ++t) a.tick(tick_at(30.0 * t, Fleet{2, 0, 0}, 6 + t));
+  ErlangPolicy b(config());
+  REQUIRE(b.restore_state(nlohmann::json::parse(a.save_state().dump())).ok());
+  for (int t = 6; t < 10; ++t) {
+    const auto in = tick_at(30.0 * t, Fleet{2, 0, 0}, 6 + t * 0.5);
+    CHECK(a.tick(in) == b.tick(in));
+  }
+}

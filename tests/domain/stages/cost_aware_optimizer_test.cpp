@@ -1,0 +1,103 @@
+#include "domain/stages/cost_aware_optimizer.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace capstan;
+
+namespace {
+
+VariantSupply supply(std::string name, double cost, double capacity, int current, int min = 0,
+                     int max = 10) {
+  return {std::move(name), capacity, cost, current, 0, min, max, 1};
+}
+
+CapacitySignal signal(double required, double spare, std::vector<VariantSupply> variants) {
+  CapacitySignal s;
+  s.unit = "tokens";
+  s.required = required;
+  s.spare = spare;
+  s.variants = std::move(variants);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("Cost-aware scale-up goes to the most cost-efficient variant, not the cheapest") {
+  // a10g: 5 per 8000 tokens = 0.000625; h100: 15 per 40000 = 0.000375.
+  const auto out = optimize_cost_aware(
+      signal(50000, 0, {supply("a10g", 5, 8000, 2), supply("h100", 15, 40000, 1)}));
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].target_replicas == 2);
+  CHECK(out[1].target_replicas == 3);  // ceil(50000 / 40000)
+  CHECK(out[1].reason.code == ReasonCode::kScaleUp);
+  CHECK_THAT(out[1].reason.text, Catch::StartsWith("scale up 1 -> 3: 50000 tokens required"));
+  CHECK(out[0].reason.code == ReasonCode::kHold);
+}
+
+TEST_CASE("Cost-aware scale-up spills to the next variant only past a maximum") {
+  const auto out = optimize_cost_aware(
+      signal(100000, 0, {supply("a10g", 5, 8000, 2), supply("h100", 15, 40000, 1, 0, 2)}));
+  CHECK(out[1].target_replicas == 2);              // +1 to its maximum, 40000 placed
+  CHECK(out[0].target_replicas == 2 + 8);          // ceil(60000 / 8000)
+}
+
+TEST_CASE("Cost-aware scale-down removes from the most expensive variant first") {
+  const auto out = optimize_cost_aware(
+      signal(0, 45000, {supply("a10g", 5, 8000, 3), supply("h100", 15, 40000, 2)}));
+  CHECK(out[1].target_replicas == 1);  // floor(45000 / 40000) = 1
+  CHECK(out[0].target_replicas == 3);  // 5000 left: less than one a10g replica
+  CHECK(out[1].reason.code == ReasonCode::kScaleDown);
+  CHECK_THAT(out[1].reason.text, Catch::Contains("45000 tokens spare"));
+}
+
+TEST_CASE("Cost-aware scale-down keeps the cheapest variant at one replica when it is the last") {
+  const auto out = optimize_cost_aware(
+      signal(0, 1e9, {supply("a10g", 5, 8000, 3), supply("h100", 15, 40000, 2)}));
+  CHECK(out[1].target_replicas == 0);
+  CHECK(out[0].target_replicas == 1);
+}
+
+TEST_CASE("Cost-aware scale-down respects a variant's minimum") {
+  const auto out = optimize_cost_aware(
+      signal(0, 1e9, {supply("a10g", 5, 8000, 3), supply("h100", 15, 40000, 2, 2)}));
+  CHECK(out[1].target_replicas == 2);
+  CHECK(out[0].target_replicas == 0);  // others still serve, so the cheapest may go
+}
+
+TEST_CASE("A requirement with no known capacity anywhere says so") {
+  const auto out = optimize_cost_aware(signal(1000, 0, {supply("a10g", 5, 0, 1)}));
+  CHECK(out[0].target_replicas == 1);
+  CHECK(out[0].reason.code == ReasonCode::kNoCapacityData);
+}
+
+TEST_CASE("Neither required nor spare capacity holds every variant") {
+  auto s = signal(0, 0, {supply("a10g", 5, 8000, 2)});
+  s.demand = 10000;
+  s.supply = 16000;
+  const auto out = optimize_cost_aware(s);
+  CHECK(out[0].target_replicas == 2);
+  CHECK(out[0].reason.code == ReasonCode::kHold);
+  CHECK_THAT(out[0].reason.text, Catch::Contains("within thresholds"));
+}
+
+TEST_CASE("Each role of a split model is optimized on its own") {
+  auto prefill = signal(10000, 0, {supply("prefill", 10, 8000, 1)});
+  prefill.role = Role::kPrefill;
+  auto decode = signal(0, 0, {supply("decode", 5, 8000, 2)});
+  decode.role = Role::kDecode;
+  const std::vector<CapacitySignal> both{prefill, decode};
+  const auto out = optimize_cost_aware(both);
+  REQUIRE(out.size() == 2);
+  CHECK(out[0].target_replicas == 3);
+  CHECK(out[1].target_replicas == 2);
+}
+
+TEST_CASE("Cost-aware scale-down can release the least cost-efficient variant first") {
+  // h100 costs more per replica but less per unit of capacity than a10g.
+  auto s = signal(0, 9000, {supply("a10g", 5, 8000, 2), supply("h100", 15, 40000, 1)});
+  s.release_least_efficient_first = true;
+  const auto r = optimize_cost_aware(s);
+  CHECK(r[0].target_replicas == 1);
+  CHECK(r[1].target_replicas == 1);
+  CHECK_THAT(r[0].reason.text, Catch::Contains("least cost-efficient"));
+}
