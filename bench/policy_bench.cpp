@@ -70,7 +70,8 @@ int main() {
   config.slo = {1500, 40};
   std::printf("%-12s %18s\n", "policy", "us per variant");
   for (const PolicyInfo& info : registered_policies()) {
-    auto policy = info.make(config);
+    DrivenPolicy driven(info.make(), config);
+    Policy* policy = &driven;
     for (int t = 0; t < 40; ++t) policy->tick(inputs[static_cast<size_t>(t)]);
     int t = 40;
     const double ns = bench::median_ns_per_call(

@@ -73,11 +73,11 @@ int main(int argc, char** argv) {
   PolicyConfig pconfig;
   pconfig.slo = {slo.ttft_ms, slo.itl_ms};
   for (const PolicyInfo& info : registered_policies()) {
-    auto policy = info.make(pconfig);
+    DrivenPolicy policy(info.make(), pconfig);
     auto trace = sim::open_trace(trace_path, topts);
     if (!trace.ok()) return fail(trace.error().message);
     const auto t0 = std::chrono::steady_clock::now();
-    auto run = sim::run_policy(*policy, fleet.value(), std::move(trace).value(), hopts);
+    auto run = sim::run_policy(policy, fleet.value(), std::move(trace).value(), hopts);
     const double wall_s = seconds_since(t0);
     policies_s += wall_s;
     if (!run.ok()) {

@@ -289,6 +289,7 @@ Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, con
           blank_metrics(input, gap->kind == MetricsGapKind::kNaN);
         }
         decisions = policy.tick(input);
+        if (options.on_tick) options.on_tick(input, decisions);
       } catch (const std::exception& e) {
         policy_failed = true;
         run.error = tick_label(t_s) + " threw: " + e.what();

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -62,6 +63,9 @@ struct HarnessOptions {
   // the trace is over, e.g. to watch a fleet release replicas after traffic stops.
   double min_duration_s = 0;
   std::optional<MetricsGap> metrics_gap;  // default: metrics always present
+  // Called after each tick the policy decided, with exactly what it saw and what it
+  // decided (`simulate --record` writes them; the parity tests replay them).
+  std::function<void(const TickInput&, const std::vector<Decision>&)> on_tick;
 };
 
 // One model of a run: its fleet, the requests it receives, and its priority when a

@@ -14,6 +14,7 @@
 #include "adapters/cli/output_file.hpp"
 #include "adapters/cli/policy_names.hpp"
 #include "adapters/cli/simulate_table.hpp"
+#include "domain/codec/tick_input_codec.hpp"
 #include "domain/core/format.hpp"
 #include "domain/policies/policy.hpp"
 #include "sim/fleet_config.hpp"
@@ -29,7 +30,7 @@ namespace capstan::cli {
 namespace {
 
 struct SimulateFlags {
-  std::string trace, fleet, report, json, trace_format = "auto", window;
+  std::string trace, fleet, report, json, record, trace_format = "auto", window;
   std::vector<std::string> policies;
   double slo_ttft_ms = 2000, slo_itl_ms = 100, slo_attainment = sim::SustainableRateOptions{}.attainment_target;
   double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300;
@@ -50,6 +51,7 @@ std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
   if (cmd.count("--oracle-window-s")) s << " --oracle-window-s " << fmt_num(f.oracle_window_s);
   if (!f.json.empty()) s << " --json " << f.json;
   if (!f.report.empty()) s << " --report " << f.report;
+  if (!f.record.empty()) s << " --record " << f.record;
   return s.str();
 }
 
@@ -89,6 +91,7 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   const auto policies = resolve_policy_names(f.policies);
   auto json_out = open_output(f.json, "--json");
   auto report_out = open_output(f.report, "--report");
+  auto record_out = open_output(f.record, "--record");
 
   const std::string command = echo_command(f, cmd);
   std::cout << "$ " << command << "\n" << std::flush;
@@ -117,6 +120,11 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   std::vector<sim::PolicyRun> runs;
   long long simulated = 0;
   for (const auto& name : policies) {
+    if (record_out) {
+      hopts.on_tick = [&out = *record_out, name](const TickInput& input, const std::vector<Decision>& decisions) {
+        out << encode_tick_record({name, input, decisions}).dump() << "\n";
+      };
+    }
     auto policy = make_policy(name, pconfig);
     if (!policy.ok()) {
       sim::PolicyRun failed;
@@ -178,6 +186,8 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--oracle-window-s", f->oracle_window_s, "oracle planning window, s")->capture_default_str();
   cmd->add_option("--json", f->json, "write the summary JSON here");
   cmd->add_option("--report", f->report, "write the HTML report here");
+  cmd->add_option("--record", f->record,
+                  "write every tick's input and decisions here, one JSON line per tick and policy");
   cmd->callback([f, cmd] { run_simulate(*f, *cmd); });
 }
 

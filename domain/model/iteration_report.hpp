@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "domain/model/forward_pass_regression.hpp"
-#include "domain/policies/policy.hpp"
+#include "domain/tick/tick_input.hpp"
 
 namespace capstan {
 

@@ -3,36 +3,57 @@
 #include <algorithm>
 #include <cmath>
 
-#include <nlohmann/json.hpp>
-
-#include "domain/codec/json.hpp"
 #include "domain/stages/metric_guard.hpp"
 #include "domain/model/queueing_analyzer.hpp"
-#include "domain/stages/tick_finisher.hpp"
 
 namespace capstan {
 
-ModelObservation learn_model(const ModelTickInput& m, const PolicyConfig& config, double interval_s,
-                             LearnedModels& learned) {
+Learned learn_variant(VariantMemory memory, const ModelKey& model, const VariantTickInput& v, const TickTime& time,
+                      const VariantLearning& how) {
   static const ColdStartConfig kColdStart{};
-  ModelObservation out;
-  std::vector<VariantInput> inputs;
-  double pod_rate = 0;
-  for (const VariantTickInput& v : m.variants) {
-    out.variants.push_back(v.state);
-    out.ready_replicas += ready_replicas(v.state);
-    const std::string key = variant_id_key(m.model, v.state.spec.name);
-    ColdStartState& cs = learned.cold_starts[key];
+  Learned out;
+  const VariantKey key{model, v.state.spec.name};
+  if (how.cold_start) {
+    ColdStartState cs = memory.cold_start.value_or(ColdStartState{});
     cs.prior_s = v.configured_cold_start_s;
     for (double sample : v.new_cold_starts_s) cs = observe_cold_start(cs, sample, kColdStart);
-    out.horizon_s = std::max(out.horizon_s, cold_start_estimate_s(cs, kColdStart));
-    // A frozen scrape repeats old figures: the tuner must not learn them again, and
-    // they are no evidence of the load now.
-    const bool usable = !unusable_metrics(v.state, max_sample_age_s(interval_s));
-    VariantInput in{v.state.spec, usable ? v.state.pods : std::vector<PodMetrics>{}, v.state.current_replicas,
-                    v.state.pending_replicas, std::nullopt};
-    if (auto it = learned.tuners.find(key); it != learned.tuners.end()) in.tuner = it->second;
-    inputs.push_back(std::move(in));
+    if (!v.new_cold_starts_s.empty()) {
+      out.events.push_back(
+          ColdStartLearned{key, v.new_cold_starts_s, cold_start_estimate_s(cs, kColdStart), cs.prior_s});
+    }
+    memory.cold_start = std::move(cs);
+  }
+  const bool usable = !how.skip_unusable_pods || !unusable_metrics(v.state, max_sample_age_s(time.interval_s));
+  const VariantInput in{v.state.spec, usable ? v.state.pods : std::vector<PodMetrics>{}, v.state.current_replicas,
+                        v.state.pending_replicas, memory.tuner};
+  VariantTuning tuning = tune_variant(in, TunerConfig{});
+  if (tuning.report.source != "none" && tuning.tuner) {
+    const TunerState& t = *tuning.tuner;
+    out.events.push_back(ParamsLearned{key, t.params, t.covariance, tuning.report.nis, tuning.report.accepted,
+                                       tuning.report.source, tuning.report.reason, t.accepted_updates,
+                                       t.rejected_updates});
+  }
+  memory.tuner = std::move(tuning.tuner);
+  out.view.variant = v.state.spec.name;
+  out.view.learned = memory;
+  out.view.tuning = std::move(tuning.report);
+  out.view.workload = aggregate(in.pods);
+  out.next = std::move(memory);
+  return out;
+}
+
+ModelObservation observe_model(const ModelTickInput& m, std::span<const VariantView> views, const TickTime& time) {
+  static const ColdStartConfig kColdStart{};
+  ModelObservation out;
+  double pod_rate = 0;
+  for (size_t i = 0; i < m.variants.size(); ++i) {
+    const VariantTickInput& v = m.variants[i];
+    out.variants.push_back(v.state);
+    out.ready_replicas += ready_replicas(v.state);
+    const VariantMemory& learned = views[i].learned;
+    if (learned.cold_start) out.horizon_s = std::max(out.horizon_s, cold_start_estimate_s(*learned.cold_start, kColdStart));
+    // A frozen scrape repeats old figures: they are no evidence of the load now.
+    const bool usable = !unusable_metrics(v.state, max_sample_age_s(time.interval_s));
     if (usable) out.usable = true;
     if (!usable) continue;
     for (const PodMetrics& p : v.state.pods) {
@@ -40,31 +61,25 @@ ModelObservation learn_model(const ModelTickInput& m, const PolicyConfig& config
       if (std::isfinite(p.arrival_rate_rps)) pod_rate += std::max(0.0, p.arrival_rate_rps);
     }
   }
-  out.horizon_s += interval_s;
+  out.horizon_s += time.interval_s;
   out.usable = out.usable || out.ready_replicas == 0;  // the router still sees arrivals
   out.backlog = out.waiting_requests + std::max(0.0, m.upstream_queue);
-
-  QueueingAnalyzerConfig ac;
-  ac.slo = {config.slo_multiplier, config.slo.ttft_ms, config.slo.itl_ms};
   out.now.rate_rps = m.arrival_rate_rps > 0 ? m.arrival_rate_rps : pod_rate;
   if (!std::isfinite(out.now.rate_rps)) {
     out.now.rate_rps = 0;
     out.usable = false;
   }
-  if (auto analysis = analyze_model(m.model, inputs, ac)) {
-    double weight = 0;
-    for (const VariantAnalysis& va : analysis->variants) {
-      if (va.tuner) learned.tuners[variant_id_key(m.model, va.capacity.variant)] = *va.tuner;
-      const double w = va.workload.total_arrival_rps;
-      out.now.avg_input_tokens += w * va.workload.avg_input_tokens;
-      out.now.avg_output_tokens += w * va.workload.avg_output_tokens;
-      weight += w;
-    }
-    if (weight > 0) {
-      out.now.avg_input_tokens /= weight;
-      out.now.avg_output_tokens /= weight;
-      out.has_token_lengths = true;
-    }
+  double weight = 0;
+  for (const VariantView& view : views) {
+    const double w = view.workload.total_arrival_rps;
+    out.now.avg_input_tokens += w * view.workload.avg_input_tokens;
+    out.now.avg_output_tokens += w * view.workload.avg_output_tokens;
+    weight += w;
+  }
+  if (weight > 0) {
+    out.now.avg_input_tokens /= weight;
+    out.now.avg_output_tokens /= weight;
+    out.has_token_lengths = true;
   }
   return out;
 }
@@ -100,15 +115,6 @@ std::vector<ScalingRequest> saturation_fallback(const std::vector<VariantState>&
                          "hold at " + std::to_string(v.current_replicas) + ": no learned capacity yet"));
   }
   return holds;
-}
-
-void to_json(nlohmann::json& j, const LearnedModels& s) {
-  j = {{"tuners", s.tuners}, {"cold_starts", s.cold_starts}};
-}
-
-void from_json(const nlohmann::json& j, LearnedModels& s) {
-  j.at("tuners").get_to(s.tuners);
-  j.at("cold_starts").get_to(s.cold_starts);
 }
 
 }  // namespace capstan

@@ -1,34 +1,31 @@
-// What the forecasting policies (`hybrid`, `erlang`) learn about a model at each tick,
-// in one place: every variant's (alpha, beta, gamma) through the queueing analyzer's
-// EKF tuner, every variant's cold start from its own replicas, and the model's demand
-// as observed this tick (router arrivals, token lengths, waiting requests). The learned
-// values are a plain LearnedModels value the policy keeps and persists.
+// What the policies that learn the queue model (`hybrid`, `erlang`, `queueing`) learn,
+// split by level as the tick is (domain/tick/tick_policy.hpp):
+//   learn_variant  one variant's (alpha, beta, gamma) through the queueing analyzer's
+//                  EKF tuner, and (for the forecasting policies) its cold start from
+//                  its own replicas, with the events that say what was learned;
+//   observe_model  the model's demand as observed this tick (router arrivals, token
+//                  lengths weighted by each variant's arrivals, waiting requests) and
+//                  the forecast horizon, from the tick input and the variants' views.
 #pragma once
 
-#include <map>
+#include <span>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
-#include "domain/model/cold_start_estimator.hpp"
-#include "domain/core/decision.hpp"
-#include "domain/model/ekf_tuner.hpp"
-#include "domain/policies/policy.hpp"
 #include "domain/model/saturation.hpp"
-#include "domain/forecast/traffic_forecast.hpp"
+#include "domain/tick/tick_policy.hpp"
 
 namespace capstan {
 
-struct LearnedModels {
-  std::map<std::string, TunerState> tuners;           // by "<ns>/<model>/<variant>"
-  std::map<std::string, ColdStartState> cold_starts;  // by "<ns>/<model>/<variant>"
-
-  bool operator==(const LearnedModels&) const = default;
+struct VariantLearning {
+  // Pods whose samples are stale (older than max_sample_age_s) or invalid teach nothing:
+  // a frozen scrape repeats old figures. Off for `queueing`, which learns as WVA does.
+  bool skip_unusable_pods = true;
+  bool cold_start = true;  // learn the cold start from the replicas' start-up times
 };
 
-void to_json(nlohmann::json& j, const LearnedModels& s);
-void from_json(const nlohmann::json& j, LearnedModels& s);
+Learned learn_variant(VariantMemory memory, const ModelKey& model, const VariantTickInput& input,
+                      const TickTime& time, const VariantLearning& how);
 
 struct ModelObservation {
   std::vector<VariantState> variants;
@@ -41,9 +38,9 @@ struct ModelObservation {
   int ready_replicas = 0;
 };
 
-// Advances the tuners and cold-start estimators with this tick's data.
-ModelObservation learn_model(const ModelTickInput& model, const PolicyConfig& config, double interval_s,
-                             LearnedModels& learned);
+// `variants`: learn_variant's views, one per variant of `model`, in its order.
+ModelObservation observe_model(const ModelTickInput& model, std::span<const VariantView> variants,
+                               const TickTime& time);
 
 // The forecast series of a model: fed only usable ticks, token lengths carried over
 // ticks that had none.

@@ -9,41 +9,6 @@
 namespace capstan {
 namespace {
 
-// Advances the variant's filter by this cycle's observation, if it has one.
-void tune(const VariantInput& in, const TunerConfig& config, VariantAnalysis& out) {
-  out.tuner = in.tuner;
-  out.tuning.source = "none";
-  const VariantWorkload w = aggregate_for_tuning(in.pods, config.transient_delay_s);
-  if (!w.has_traffic()) {
-    out.tuning.reason = w.busy_pods == 0 && out.workload.has_traffic()
-                            ? "every busy pod started less than " + fmt_num(config.transient_delay_s) +
-                                  " s ago"
-                            : "no traffic to learn from";
-    return;
-  }
-  // The queue model describes one replica: learn from the average busy pod's rate.
-  const TunerObservation obs{w.avg_ttft_ms, w.avg_itl_ms, w.avg_input_tokens,
-                             std::max(1.0, w.avg_output_tokens), w.total_arrival_rps / w.busy_pods,
-                             in.spec.max_batch_size};
-  if (auto err = validate(obs)) {
-    out.tuning.reason = "observation not usable: " + err->message;
-    return;
-  }
-  if (!out.tuner) {
-    const TunerStart start = initial_state(obs, config);
-    out.tuner = start.state;
-    out.tuning = {to_string(start.source), true, 0, ""};
-    return;
-  }
-  auto step = tune_step(*out.tuner, obs, config);
-  if (!step) {
-    out.tuning.reason = step.error().message;
-    return;
-  }
-  out.tuner = step->state;
-  out.tuning = {"ekf", step->accepted, step->nis, step->reason};
-}
-
 void fail(VariantAnalysis& v, CapacityStatus status, std::string reason) {
   VariantCapacity& c = v.capacity;
   c.per_replica_capacity_rps = c.total_capacity_rps = c.total_demand_rps = c.utilization = 0;
@@ -79,13 +44,64 @@ void size_variant(const VariantInput& in, const SloTargets& slo, VariantAnalysis
 
 }  // namespace
 
+VariantTuning tune_variant(const VariantInput& in, const TunerConfig& config) {
+  VariantTuning out{in.tuner, {"none", false, 0, ""}};
+  const VariantWorkload w = aggregate_for_tuning(in.pods, config.transient_delay_s);
+  if (!w.has_traffic()) {
+    out.report.reason = w.busy_pods == 0 && aggregate(in.pods).has_traffic()
+                            ? "every busy pod started less than " + fmt_num(config.transient_delay_s) + " s ago"
+                            : "no traffic to learn from";
+    return out;
+  }
+  // The queue model describes one replica: learn from the average busy pod's rate.
+  const TunerObservation obs{w.avg_ttft_ms, w.avg_itl_ms, w.avg_input_tokens,
+                             std::max(1.0, w.avg_output_tokens), w.total_arrival_rps / w.busy_pods,
+                             in.spec.max_batch_size};
+  if (auto err = validate(obs)) {
+    out.report.reason = "observation not usable: " + err->message;
+    return out;
+  }
+  if (!out.tuner) {
+    const TunerStart start = initial_state(obs, config);
+    out.tuner = start.state;
+    out.report = {to_string(start.source), true, 0, ""};
+    return out;
+  }
+  auto step = tune_step(*out.tuner, obs, config);
+  if (!step) {
+    out.report.reason = step.error().message;
+    return out;
+  }
+  out.tuner = step->state;
+  out.report = {"ekf", step->accepted, step->nis, step->reason};
+  return out;
+}
+
 Result<ModelAnalysis> analyze_model(const ModelKey& model, const std::vector<VariantInput>& variants,
                                     const QueueingAnalyzerConfig& config) {
   if (auto err = validate(config.slo)) return *err;
+  std::vector<VariantInput> tuned = variants;
+  std::vector<TunerReport> reports;
+  for (VariantInput& in : tuned) {
+    VariantTuning t = tune_variant(in, config.tuner);
+    in.tuner = std::move(t.tuner);
+    reports.push_back(std::move(t.report));
+  }
+  return analyze_tuned(model, tuned, reports, config);
+}
+
+Result<ModelAnalysis> analyze_tuned(const ModelKey& model, const std::vector<VariantInput>& variants,
+                                    const std::vector<TunerReport>& reports, const QueueingAnalyzerConfig& config) {
+  if (auto err = validate(config.slo)) return *err;
+  if (reports.size() != variants.size()) {
+    return invalid_argument("one tuner report per variant expected (" + std::to_string(variants.size()) + "), got " +
+                            std::to_string(reports.size()));
+  }
   ModelAnalysis out;
   out.model = model;
   std::vector<VariantSloInput> slo_inputs;
-  for (const VariantInput& in : variants) {
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const VariantInput& in = variants[i];
     VariantAnalysis v;
     v.capacity.variant = in.spec.name;
     v.capacity.current_replicas = in.current_replicas;
@@ -93,7 +109,8 @@ Result<ModelAnalysis> analyze_model(const ModelKey& model, const std::vector<Var
     v.capacity.ready_replicas = std::max(in.current_replicas - in.pending_replicas, 0);
     v.capacity.cost_per_replica = in.spec.cost_per_replica;
     v.workload = aggregate(in.pods);
-    tune(in, config.tuner, v);
+    v.tuner = in.tuner;
+    v.tuning = reports[i];
 
     VariantSloInput s;
     if (v.tuner && v.tuner->accepted_updates >= config.min_updates_for_derived_slo) s.params = v.tuner->params;

@@ -69,4 +69,18 @@ struct ModelAnalysis {
 Result<ModelAnalysis> analyze_model(const ModelKey& model, const std::vector<VariantInput>& variants,
                                     const QueueingAnalyzerConfig& config);
 
+// The analyzer's two halves, for callers that learn per variant and size per model
+// (the tick's learn and plan): one variant's EKF step on its pods ...
+struct VariantTuning {
+  std::optional<TunerState> tuner;  // to store for the next cycle
+  TunerReport report;
+};
+VariantTuning tune_variant(const VariantInput& variant, const TunerConfig& config);
+
+// ... and the sizing of a model whose variants were tuned this cycle: each input's
+// `tuner` is its state after this cycle's step, `reports` the steps' reports (same
+// order).
+Result<ModelAnalysis> analyze_tuned(const ModelKey& model, const std::vector<VariantInput>& variants,
+                                    const std::vector<TunerReport>& reports, const QueueingAnalyzerConfig& config);
+
 }  // namespace capstan

@@ -3,19 +3,26 @@
 #include <algorithm>
 #include <cmath>
 
-#include <nlohmann/json.hpp>
-
 #include "domain/model/erlang.hpp"
+#include "domain/model/model_learning.hpp"
 #include "domain/core/format.hpp"
 #include "domain/model/queue_model.hpp"
 #include "domain/stages/warm_pool.hpp"
 
 namespace capstan {
 
-std::vector<ScalingRequest> ErlangPolicy::plan_model(const ModelTickInput& m, double interval_s) {
-  const ModelObservation seen = learn_model(m, config_, interval_s, learned_);
-  HoltState& holt =
-      forecasts_.try_emplace(model_id_key(m.model), make_holt_state(HoltConfig::with_alpha(0.3)).value()).first->second;
+namespace {
+
+// SLA penalty per hour, as a multiple of a replica's hourly cost (Inferscale's
+// sla_penalty_per_hour is a per-deployment setting; capstan scales it to the variant).
+constexpr double kPenaltyPerReplicaCost = 20;
+
+std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<const VariantView> views,
+                                          const PolicyConfig& config, const TickTime& time, ErlangMemory& memory) {
+  const double interval_s = time.interval_s;
+  const ModelObservation seen = observe_model(m, views, time);
+  if (!memory.forecast) memory.forecast = make_holt_state(HoltConfig::with_alpha(0.3)).value();
+  HoltState& holt = *memory.forecast;
   if (seen.usable) holt = observe(holt, seen.now.rate_rps);
   const double demand = std::max(forecast(holt, seen.horizon_s / interval_s), seen.now.rate_rps);
 
@@ -24,18 +31,18 @@ std::vector<ScalingRequest> ErlangPolicy::plan_model(const ModelTickInput& m, do
   std::vector<double> mu(m.variants.size(), 0.0);
   for (size_t i = 0; i < m.variants.size(); ++i) {
     const VariantState& v = m.variants[i].state;
-    auto it = learned_.tuners.find(variant_id_key(m.model, v.spec.name));
-    if (it == learned_.tuners.end() || !seen.has_token_lengths) continue;
-    auto qa = QueueAnalyzer::create(it->second.params, {v.spec.max_batch_size, v.spec.max_queue_size},
+    const std::optional<TunerState>& tuner = views[i].learned.tuner;
+    if (!tuner || !seen.has_token_lengths) continue;
+    auto qa = QueueAnalyzer::create(tuner->params, {v.spec.max_batch_size, v.spec.max_queue_size},
                                     {seen.now.avg_input_tokens, std::max(1.0, seen.now.avg_output_tokens)});
     if (!qa) continue;
-    auto sized = qa->size(config_.slo);
+    auto sized = qa->size(config.slo);
     if (!sized || !(sized->at_lambda_star.throughput_rps > 0)) continue;
     mu[i] = sized->at_lambda_star.throughput_rps;
     const auto cost_per_capacity = [&](size_t j) { return m.variants[j].state.spec.cost_per_replica / mu[j]; };
     if (best < 0 || cost_per_capacity(i) < cost_per_capacity(static_cast<size_t>(best))) best = static_cast<int>(i);
   }
-  if (best < 0) return saturation_fallback(seen.variants, saturation_);
+  if (best < 0) return saturation_fallback(seen.variants, SaturationConfig{});
 
   const VariantState& chosen = m.variants[static_cast<size_t>(best)].state;
   const double mu_best = mu[static_cast<size_t>(best)];
@@ -44,8 +51,8 @@ std::vector<ScalingRequest> ErlangPolicy::plan_model(const ModelTickInput& m, do
   for (size_t i = 0; i < m.variants.size(); ++i) {
     if (static_cast<int>(i) != best) others += m.variants[i].state.current_replicas * mu[i] / mu_best;
   }
-  const double sla_s = config_.slo.ttft_ms / 1000.0;
-  auto k_sla = required_servers(demand, mu_best, sla_s, config_.tail_probability);
+  const double sla_s = config.slo.ttft_ms / 1000.0;
+  auto k_sla = required_servers(demand, mu_best, sla_s, config.tail_probability);
   const double cost = chosen.spec.cost_per_replica;
   WarmPoolInputs wp{demand, mu_best, sla_s, cost / std::max(1, chosen.spec.gpus_per_replica),
                     std::max(1, chosen.spec.gpus_per_replica), kPenaltyPerReplicaCost * cost,
@@ -67,39 +74,37 @@ std::vector<ScalingRequest> ErlangPolicy::plan_model(const ModelTickInput& m, do
     std::string text = describe_change(v.current_replicas, target) + ": forecast " + fmt_num(demand) + " req/s at t+" +
                        fmt_num(std::round(seen.horizon_s)) + " s over " + fmt_num(mu_best) +
                        " req/s per replica; Erlang-C needs " + (k_sla ? std::to_string(*k_sla) : "?") +
-                       " for P(wait > " + fmt_num(sla_s) + " s) < " + fmt_num(config_.tail_probability);
+                       " for P(wait > " + fmt_num(sla_s) + " s) < " + fmt_num(config.tail_probability);
     if (pool) text += ", warm pool " + std::to_string(pool->replicas) + " (P(violation) " + fmt_num(pool->p_violation) + ")";
     out.push_back({v.spec.name, v.current_replicas, target, Reason{direction_code(v.current_replicas, target), text}});
   }
   return out;
 }
 
-std::vector<Decision> ErlangPolicy::tick(const TickInput& input) {
-  std::vector<ModelRequests> wishes;
-  for (const ModelTickInput& m : input.models) wishes.push_back({&m, plan_model(m, input.interval_s)});
-  return finish_tick(wishes, config_, input.now_s, input.interval_s, finisher_);
-}
+class Erlang final : public TickPolicy {
+ public:
+  std::string name() const override { return "erlang"; }
 
-nlohmann::json ErlangPolicy::save_state() const {
-  return {{"learned", learned_}, {"forecasts", forecasts_}, {"finisher", finisher_}};
-}
-
-Result<bool> ErlangPolicy::restore_state(const nlohmann::json& state) {
-  try {
-    auto learned = state.at("learned").get<LearnedModels>();
-    auto forecasts = state.at("forecasts").get<std::map<std::string, HoltState>>();
-    auto finisher = state.at("finisher").get<FinisherState>();
-    learned_ = std::move(learned);
-    forecasts_ = std::move(forecasts);
-    finisher_ = std::move(finisher);
-  } catch (const nlohmann::json::exception& e) {
-    return invalid_argument(std::string("erlang policy state: ") + e.what());
+  Learned learn(VariantMemory memory, const ModelKey& model, const VariantTickInput& input, const PolicyConfig&,
+                const TickTime& time) const override {
+    return learn_variant(std::move(memory), model, input, time, {});
   }
-  return true;
-}
 
-std::unique_ptr<Policy> make_erlang_policy(const PolicyConfig& config) {
-  return std::make_unique<ErlangPolicy>(config);
+  Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
+               const PolicyConfig& config, const TickTime& time) const override {
+    ModelRequests mr{&m, plan_requests(m, views, config, time, policy_memory<ErlangMemory>(state))};
+    Planned out;
+    out.proposal = finish_model(mr, config, time, state.finisher, out.events);
+    out.next = std::move(state);
+    return out;
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<const TickPolicy> erlang_policy() {
+  static const auto policy = std::make_shared<const Erlang>();
+  return policy;
 }
 
 }  // namespace capstan

@@ -8,39 +8,18 @@
 // variants keep theirs and count toward k.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <string>
 
-#include "domain/forecast/holt_predictor.hpp"
-#include "domain/model/model_learning.hpp"
 #include "domain/policies/policy.hpp"
-#include "domain/stages/tick_finisher.hpp"
 
 namespace capstan {
 
-class ErlangPolicy : public Policy {
+std::shared_ptr<const TickPolicy> erlang_policy();
+
+// The policy over a fleet's states (policy.hpp).
+class ErlangPolicy : public DrivenPolicy {
  public:
-  explicit ErlangPolicy(const PolicyConfig& config) : config_(config) {}
-  std::string name() const override { return "erlang"; }
-  std::vector<Decision> tick(const TickInput& input) override;
-  nlohmann::json save_state() const override;
-  Result<bool> restore_state(const nlohmann::json& state) override;
-
-  // SLA penalty per hour, as a multiple of a replica's hourly cost (Inferscale's
-  // sla_penalty_per_hour is a per-deployment setting; capstan scales it to the variant).
-  static constexpr double kPenaltyPerReplicaCost = 20;
-
- private:
-  std::vector<ScalingRequest> plan_model(const ModelTickInput& model, double interval_s);
-
-  PolicyConfig config_;
-  SaturationConfig saturation_;
-  LearnedModels learned_;
-  std::map<std::string, HoltState> forecasts_;  // by model key
-  FinisherState finisher_;
+  explicit ErlangPolicy(PolicyConfig config = {}) : DrivenPolicy(erlang_policy(), std::move(config)) {}
 };
-
-std::unique_ptr<Policy> make_erlang_policy(const PolicyConfig& config);
 
 }  // namespace capstan

@@ -2,42 +2,45 @@
 #include "domain/policies/fixed_policy.hpp"
 
 namespace capstan {
-
 namespace {
-std::string key_of(const ModelKey& model, const std::string& variant) {
-  return model.ns + "/" + model.model_id + "/" + variant;
-}
+
+class Fixed final : public TickPolicy {
+ public:
+  std::string name() const override { return "fixed"; }
+
+  Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView>, const PolicyConfig&,
+               const TickTime&) const override {
+    FixedMemory& memory = policy_memory<FixedMemory>(state);
+    Planned out;
+    out.proposal.model = m.model;
+    out.proposal.priority = m.priority;
+    for (const VariantTickInput& v : m.variants) {
+      const int current = v.state.current_replicas;
+      const int held = memory.held.try_emplace(v.state.spec.name, current).first->second;
+      out.proposal.decisions.push_back({m.model, v.state.spec.name, current, held,
+                                        {ReasonCode::kHold, "hold at " + std::to_string(held) + ": static provisioning"}});
+      out.proposal.gpus_per_replica.push_back(v.state.spec.gpus_per_replica);
+      out.proposal.band_raised.push_back(false);
+    }
+    out.next = std::move(state);
+    return out;
+  }
+
+  // Static provisioning is not subject to the GPU budget: it is what was provisioned.
+  Allocated allocate(FleetState state, const std::vector<ModelProposal>& proposals, const PolicyConfig&,
+                     const TickTime&) const override {
+    Allocated out;
+    for (const ModelProposal& p : proposals) out.decisions.insert(out.decisions.end(), p.decisions.begin(), p.decisions.end());
+    out.next = state;
+    return out;
+  }
+};
+
 }  // namespace
 
-std::vector<Decision> FixedPolicy::tick(const TickInput& input) {
-  std::vector<Decision> out;
-  for (const ModelTickInput& model : input.models) {
-    for (const VariantTickInput& v : model.variants) {
-      const int current = v.state.current_replicas;
-      const int held = held_.try_emplace(key_of(model.model, v.state.spec.name), current).first->second;
-      out.push_back({model.model, v.state.spec.name, current, held,
-                     {ReasonCode::kHold, "hold at " + std::to_string(held) + ": static provisioning"}});
-    }
-  }
-  return out;
+std::shared_ptr<const TickPolicy> fixed_policy() {
+  static const auto policy = std::make_shared<const Fixed>();
+  return policy;
 }
-
-nlohmann::json FixedPolicy::save_state() const { return {{"held", held_}}; }
-
-Result<bool> FixedPolicy::restore_state(const nlohmann::json& state) {
-  if (!state.is_object() || !state.contains("held") || !state["held"].is_object())
-    return invalid_argument("fixed policy state must be an object with \"held\", got " + state.dump());
-  std::map<std::string, int> held;
-  for (const auto& [key, value] : state["held"].items()) {
-    if (!value.is_number_integer() || value.get<int>() < 0)
-      return invalid_argument("fixed policy state: held[\"" + key + "\"] must be an integer >= 0, got " +
-                              value.dump());
-    held[key] = value.get<int>();
-  }
-  held_ = std::move(held);
-  return true;
-}
-
-std::unique_ptr<Policy> make_fixed_policy(const PolicyConfig&) { return std::make_unique<FixedPolicy>(); }
 
 }  // namespace capstan

@@ -5,27 +5,18 @@
 // are the policy's whole state.
 #pragma once
 
-#include <map>
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "domain/policies/policy.hpp"
 
 namespace capstan {
 
-class FixedPolicy : public Policy {
+std::shared_ptr<const TickPolicy> fixed_policy();
+
+// The policy over a fleet's states (policy.hpp).
+class FixedPolicy : public DrivenPolicy {
  public:
-  std::string name() const override { return "fixed"; }
-  std::vector<Decision> tick(const TickInput& input) override;
-  nlohmann::json save_state() const override;
-  Result<bool> restore_state(const nlohmann::json& state) override;
-
- private:
-  // "<namespace>/<model>/<variant>" -> replicas to hold.
-  std::map<std::string, int> held_;
+  explicit FixedPolicy(PolicyConfig config = {}) : DrivenPolicy(fixed_policy(), std::move(config)) {}
 };
-
-std::unique_ptr<Policy> make_fixed_policy(const PolicyConfig& config);
 
 }  // namespace capstan

@@ -118,36 +118,6 @@ HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& 
   return out;
 }
 
-std::vector<Decision> HpaPolicy::tick(const TickInput& input) {
-  const auto wishes = per_variant_requests(input, [&](const ModelTickInput& m, const VariantTickInput& vin) {
-    const VariantKey key{m.model, vin.state.spec.name};
-    HpaStep step = hpa_step(std::move(variants_[key]), vin.state, config_, input.now_s,
-                            max_sample_age_s(input.interval_s));
-    variants_[key] = std::move(step.state);
-    return VariantWish{std::move(step.request), std::move(step.unusable)};
-  });
-  return finish_tick(wishes, finishing_, input.now_s, input.interval_s, finisher_, {.enforcer = false});
-}
-
-nlohmann::json HpaPolicy::save_state() const {
-  return {{"policy", "hpa"}, {"variants", variant_map_to_json(variants_)}, {"finisher", finisher_}};
-}
-
-Result<bool> HpaPolicy::restore_state(const nlohmann::json& state) {
-  try {
-    if (state.at("policy").get<std::string>() != "hpa") {
-      return invalid_argument("state is not the hpa policy's: " + state.at("policy").dump());
-    }
-    auto variants = variant_map_from_json<HpaVariantState>(state.at("variants"));
-    auto finisher = state.contains("finisher") ? state.at("finisher").get<FinisherState>() : FinisherState{};
-    variants_ = std::move(variants);
-    finisher_ = std::move(finisher);
-  } catch (const std::exception& e) {
-    return invalid_argument(std::string("hpa policy state: ") + e.what());
-  }
-  return true;
-}
-
 HpaConfig hpa_config_from(const PolicyConfig& config) {
   HpaConfig c;
   if (config.target_concurrency_per_replica > 0) {
@@ -157,8 +127,28 @@ HpaConfig hpa_config_from(const PolicyConfig& config) {
   return c;
 }
 
-std::unique_ptr<Policy> make_hpa_policy(const PolicyConfig& config) {
-  return std::make_unique<HpaPolicy>(hpa_config_from(config), config);
+namespace {
+
+class Hpa final : public PerVariantPolicy<HpaVariantState> {
+ public:
+  explicit Hpa(std::optional<HpaConfig> config) : config_(std::move(config)) {}
+  std::string name() const override { return "hpa"; }
+
+ private:
+  std::pair<HpaVariantState, VariantWish> step(HpaVariantState state, const ModelTickInput&, const VariantTickInput& v,
+                                      const PolicyConfig& config, const TickTime& time) const override {
+    HpaStep s = hpa_step(std::move(state), v.state, config_ ? *config_ : hpa_config_from(config), time.now_s,
+                         max_sample_age_s(time.interval_s));
+    return {std::move(s.state), VariantWish{std::move(s.request), std::move(s.unusable)}};
+  }
+
+  std::optional<HpaConfig> config_;
+};
+
+}  // namespace
+
+std::shared_ptr<const TickPolicy> hpa_policy(std::optional<HpaConfig> config) {
+  return std::make_shared<const Hpa>(std::move(config));
 }
 
 void to_json(nlohmann::json& j, const HpaVariantState& s) {

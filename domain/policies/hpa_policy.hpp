@@ -26,13 +26,16 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "domain/policies/policy.hpp"
+#include "domain/policies/policy_memories.hpp"
 #include "domain/stages/tick_finisher.hpp"
+#include "domain/policies/per_variant_policy.hpp"
 
 namespace capstan {
 
@@ -48,18 +51,6 @@ struct HpaConfig {
 // Names the offending field.
 std::optional<Error> validate(const HpaConfig& config);
 
-struct HpaRecommendation {
-  double at_s = 0;
-  int replicas = 0;
-
-  bool operator==(const HpaRecommendation&) const = default;
-};
-
-struct HpaVariantState {
-  std::vector<HpaRecommendation> recommendations;  // oldest first, inside the longest window
-
-  bool operator==(const HpaVariantState&) const = default;
-};
 
 struct HpaStep {
   HpaVariantState state;
@@ -71,28 +62,20 @@ struct HpaStep {
 HpaStep hpa_step(HpaVariantState state, const VariantState& variant, const HpaConfig& config,
                  double now_s, double max_age_s = 0);
 
-class HpaPolicy : public Policy {
- public:
-  // `finishing`: the GPU budget, step limit and P:D band of the shared finishing stages.
-  explicit HpaPolicy(HpaConfig config, PolicyConfig finishing = {})
-      : config_(config), finishing_(std::move(finishing)) {}
-  std::string name() const override { return "hpa"; }
-  std::vector<Decision> tick(const TickInput& input) override;
-  nlohmann::json save_state() const override;
-  Result<bool> restore_state(const nlohmann::json& state) override;
-
- private:
-  HpaConfig config_;
-  PolicyConfig finishing_;
-  std::map<VariantKey, HpaVariantState> variants_;
-  FinisherState finisher_;
-};
 
 // target_concurrency_per_replica and scale_down_cooldown_s (the stabilization window).
 HpaConfig hpa_config_from(const PolicyConfig& config);
-std::unique_ptr<Policy> make_hpa_policy(const PolicyConfig& config);
+// `config`: the policy's own knobs; without, they are derived from the PolicyConfig of
+// each tick (hpa_config_from), so a configuration reload applies at the next tick.
+std::shared_ptr<const TickPolicy> hpa_policy(std::optional<HpaConfig> config = std::nullopt);
 
-void to_json(nlohmann::json& j, const HpaVariantState& s);
-void from_json(const nlohmann::json& j, HpaVariantState& s);
+// The policy over a fleet's states (policy.hpp); `finishing`: the GPU budget, step
+// limit and P:D band of the shared finishing stages.
+class HpaPolicy : public DrivenPolicy {
+ public:
+  explicit HpaPolicy(HpaConfig config, PolicyConfig finishing = {})
+      : DrivenPolicy(hpa_policy(std::move(config)), std::move(finishing)) {}
+};
+
 
 }  // namespace capstan

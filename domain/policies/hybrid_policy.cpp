@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include <nlohmann/json.hpp>
+#include <limits>
 
 #include "domain/model/backlog_projection.hpp"
 #include "domain/model/capacity_signal.hpp"
@@ -15,7 +15,11 @@
 #include "domain/stages/metric_guard.hpp"
 #include "domain/model/observed_queueing.hpp"
 #include "domain/model/served_capacity.hpp"
+#include "domain/model/model_learning.hpp"
 #include "domain/model/tail_capacity.hpp"
+#include "domain/forecast/predictor_selector.hpp"
+#include "domain/forecast/traffic_forecast.hpp"
+#include "domain/policies/role_sizing.hpp"
 
 namespace capstan {
 namespace {
@@ -33,7 +37,15 @@ struct ReplicaSizing {
   bool tail_bound = false;    // the TTFT tail, not the mean, set the capacity
   double itl_sized_ms = 0;    // > 0: the ITL spread set it, sizing the mean ITL to this
   bool served_floor = false;  // what the replicas serve within the SLO now set it
+  double model_rps = 0;       // this tick's figure from the learned model, before the median and floor
 };
+
+const char* bound_of(const ReplicaSizing& s) {
+  if (s.served_floor) return "served";
+  if (s.itl_sized_ms > 0) return "itl-spread";
+  if (s.tail_bound) return "ttft-tail";
+  return "mean";
+}
 
 Result<QueueAnalyzer> variant_queue(const ServiceParams& params, const VariantSpec& spec,
                                     const TrafficSample& traffic) {
@@ -87,49 +99,90 @@ std::vector<ItlTailPoint> itl_evidence(const ServiceParams& params, const Varian
   return itl_tail_points(served->requests, qa->decode_time_ms(1), m->itl_ms);
 }
 
-}  // namespace
+// Started replicas, oldest first: one seen starting for the first time was asked for
+// at the previous tick; the oldest is taken to be the first ready.
+std::vector<double> starting_ready_in_s(std::deque<double>& started, const VariantState& v,
+                                        const std::optional<ColdStartState>& cold_start, const TickTime& time) {
+  const auto starting = static_cast<size_t>(std::max(0, v.pending_replicas));
+  while (started.size() > starting) started.pop_front();
+  while (started.size() < starting) started.push_back(time.now_s - time.interval_s);
+  const double cold_start_s = cold_start_estimate_s(cold_start.value_or(ColdStartState{}), ColdStartConfig{});
+  std::vector<double> ready_in;
+  for (double since : started) ready_in.push_back(std::max(0.0, cold_start_s - (time.now_s - since)));
+  return ready_in;
+}
 
-std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, double now_s, double interval_s) {
-  const ModelObservation seen = learn_model(m, config_, interval_s, learned_);
-  auto& forecaster =
-      forecasts_.try_emplace(model_id_key(m.model), make_traffic_forecast(kPredictors).value()).first->second;
+ForecastMade forecast_event(const ModelKey& model, const TrafficForecastState& f, double horizon_s, double value_rps,
+                            double observed_rps) {
+  ForecastMade e{model, to_string(selected_kind(f.rate_rps)), horizon_s, value_rps, observed_rps, {}};
+  for (const SelectorCandidate& c : f.rate_rps.candidates) {
+    e.candidates.push_back({to_string(kind_of(c.predictor)),
+                            c.scored > 0 ? c.mean_abs_error : std::numeric_limits<double>::quiet_NaN()});
+  }
+  return e;
+}
+
+// Each role of a prefill/decode split sized on its own (role_sizing.hpp), with the
+// replicas still starting tracked as for a whole model.
+std::vector<ScalingRequest> plan_split(const ModelTickInput& m, std::span<const VariantView> views,
+                                       const ModelObservation& seen, double forecast_rps, const PolicyConfig& config,
+                                       const TickTime& time, HybridMemory& memory) {
+  SplitTick tick{time.now_s, time.interval_s, seen.horizon_s, forecast_rps, seen.now.rate_rps, seen.usable, {}};
+  for (size_t i = 0; i < m.variants.size(); ++i) {
+    const VariantState& v = m.variants[i].state;
+    tick.starting_ready_in_s.push_back(
+        starting_ready_in_s(memory.starting_since[v.spec.name], v, views[i].learned.cold_start, time));
+  }
+  return plan_split_model(m, tick, config, memory.split);
+}
+
+std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<const VariantView> views,
+                                          const PolicyConfig& config, const TickTime& time, HybridMemory& memory,
+                                          std::vector<TickEvent>& events) {
+  const double now_s = time.now_s, interval_s = time.interval_s;
+  const ModelObservation seen = observe_model(m, views, time);
+  if (!memory.forecast) memory.forecast = make_traffic_forecast(kPredictors).value();
+  TrafficForecastState& forecaster = *memory.forecast;
   observe_traffic(forecaster, seen);
 
   const double horizon_s = seen.horizon_s;
   const TrafficSample ahead = forecast(forecaster, horizon_s / interval_s);
-  if (is_split(m)) return plan_split(m, seen, ahead.rate_rps, now_s, interval_s);
+  events.push_back(forecast_event(m.model, forecaster, horizon_s, ahead.rate_rps, seen.now.rate_rps));
+  if (is_split(m)) return plan_split(m, views, seen, ahead.rate_rps, config, time, memory);
   TrafficSample shape = ahead;
   if (!(shape.avg_input_tokens > 0)) shape = seen.now;
 
   // Capacity per replica of each variant, from what it learned; the replicas still
   // starting, with when each will be ready.
   std::vector<std::optional<ReplicaSizing>> sizes;
-  BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}, config_.client_timeout_s};
-  for (const VariantTickInput& v : m.variants) {
-    const std::string key = variant_id_key(m.model, v.state.spec.name);
+  BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}, config.client_timeout_s};
+  for (size_t i = 0; i < m.variants.size(); ++i) {
+    const VariantTickInput& v = m.variants[i];
+    const std::string& key = v.state.spec.name;
     std::optional<ReplicaSizing> s;
-    auto it = learned_.tuners.find(key);
+    const std::optional<TunerState>& tuner = views[i].learned.tuner;
     std::optional<ItlSpread> spread;
-    if (it != learned_.tuners.end() && seen.has_token_lengths && seen.usable) {
-      auto points = itl_evidence(it->second.params, v.state, seen.now, max_sample_age_s(interval_s));
+    if (tuner && seen.has_token_lengths && seen.usable) {
+      auto points = itl_evidence(tuner->params, v.state, seen.now, max_sample_age_s(interval_s));
       if (!points.empty()) {
-        auto& windows = itl_windows_[key];
+        auto& windows = memory.itl_windows[key];
         windows.push_back(std::move(points));
         while (windows.size() > kItlWindows) windows.pop_front();
       }
     }
-    if (auto w = itl_windows_.find(key); w != itl_windows_.end()) {
+    if (auto w = memory.itl_windows.find(key); w != memory.itl_windows.end()) {
       spread = fit_itl_spread({w->second.begin(), w->second.end()});
     }
-    if (it != learned_.tuners.end() && shape.avg_input_tokens > 0) {
-      s = size_variant(it->second.params, v.state.spec, shape, config_.slo, config_.tail_probability, spread);
+    if (tuner && shape.avg_input_tokens > 0) {
+      s = size_variant(tuner->params, v.state.spec, shape, config.slo, config.tail_probability, spread);
     }
     if (s) {
-      auto& history = recent_capacity_[key];
+      s->model_rps = s->capacity_rps;
+      auto& history = memory.recent_capacity[key];
       remember_capacity(history, s->capacity_rps);
       s->capacity_rps = median_capacity(history);
-      const auto served = served_within_slo_rps(v.state, config_.slo, max_sample_age_s(interval_s),
-                                                TunerConfig{}.transient_delay_s, config_.tail_probability);
+      const auto served = served_within_slo_rps(v.state, config.slo, max_sample_age_s(interval_s),
+                                                TunerConfig{}.transient_delay_s, config.tail_probability);
       if (served && *served > s->capacity_rps) {
         s->capacity_rps = *served;
         s->served_floor = true;
@@ -138,7 +191,8 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
       }
     }
     sizes.push_back(s);
-    const std::vector<double> ready_in = starting_ready_in_s(key, v.state, now_s, interval_s);
+    const std::vector<double> ready_in =
+        starting_ready_in_s(memory.starting_since[key], v.state, views[i].learned.cold_start, time);
     if (!s) continue;
     // A backlog is taken to drain at the rate the replicas serve within the SLO: the
     // queue model's saturated rate was measured to be far off at low load, and
@@ -169,12 +223,12 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
     signal.variants.push_back({v.spec.name, cap, v.spec.cost_per_replica, v.current_replicas, v.pending_replicas,
                                v.spec.min_replicas, v.spec.max_replicas, v.spec.gpus_per_replica});
   }
-  if (!any_capacity) return saturation_fallback(seen.variants, saturation_);
+  if (!any_capacity) return saturation_fallback(seen.variants, SaturationConfig{});
   signal.supply = supply;
   // Capacity outlives the demand that needed it by the configured cooldown.
-  const double keep_s = config_.scale_down_cooldown_s;
+  const double keep_s = config.scale_down_cooldown_s;
   const double peak =
-      peak_demand(recent_demand_[model_id_key(m.model)], now_s, observed_rps, demand, seen.usable, keep_s);
+      peak_demand(memory.recent_demand, now_s, observed_rps, demand, seen.usable, keep_s);
   signal.required = std::max(0.0, demand - supply);
   // Nothing is released while requests wait: the replicas holding them are the ones
   // draining them, and a backlog is the wrong time to trust a spare-capacity figure.
@@ -191,16 +245,21 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
                           fmt_num(std::round(keep_s)) + " s, supply " + fmt_num(supply) + " req/s" +
                           (queued ? ", nothing released while " + fmt_num(seen.backlog) + " requests wait" : "");
   for (size_t i = 0; i < requests.size(); ++i) {
+    if (!sizes[i]) continue;
+    events.push_back(CapacitySized{m.model, m.variants[i].state.spec.name, config.slo, "explicit", sizes[i]->model_rps,
+                                   sizes[i]->capacity_rps, bound_of(*sizes[i]), demand, requests[i].target_replicas});
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
     ScalingRequest& r = requests[i];
     r.reason.text += "; " + why;
     if (sizes[i]) {
       r.reason.text += "; lambda* " + fmt_num(sizes[i]->capacity_rps) + " req/s per replica" +
-                       (sizes[i]->tail_bound ? " (tail-bound: P(TTFT > " + fmt_num(config_.slo.ttft_ms) +
-                                                   " ms) <= " + fmt_num(config_.tail_probability) + ")"
+                       (sizes[i]->tail_bound ? " (tail-bound: P(TTFT > " + fmt_num(config.slo.ttft_ms) +
+                                                   " ms) <= " + fmt_num(config.tail_probability) + ")"
                                              : "") +
                        (sizes[i]->itl_sized_ms > 0
-                            ? " (tail-bound: P(ITL > " + fmt_num(config_.slo.itl_ms) + " ms) <= " +
-                                  fmt_num(config_.tail_probability) + " by the measured spread of requests' ITL, mean ITL sized to " +
+                            ? " (tail-bound: P(ITL > " + fmt_num(config.slo.itl_ms) + " ms) <= " +
+                                  fmt_num(config.tail_probability) + " by the measured spread of requests' ITL, mean ITL sized to " +
                                   fmt_num(std::round(sizes[i]->itl_sized_ms * 10) / 10) + " ms)"
                             : "") +
                        (sizes[i]->served_floor ? " (as served now within the SLO, above the learned model's)" : "") +
@@ -212,73 +271,30 @@ std::vector<ScalingRequest> HybridPolicy::plan_model(const ModelTickInput& m, do
   return requests;
 }
 
-// Started replicas, oldest first: one seen starting for the first time was asked for
-// at the previous tick; the oldest is taken to be the first ready.
-std::vector<double> HybridPolicy::starting_ready_in_s(const std::string& key, const VariantState& v, double now_s,
-                                                      double interval_s) {
-  auto& started = starting_since_[key];
-  const auto starting = static_cast<size_t>(std::max(0, v.pending_replicas));
-  while (started.size() > starting) started.pop_front();
-  while (started.size() < starting) started.push_back(now_s - interval_s);
-  const double cold_start_s = cold_start_estimate_s(learned_.cold_starts[key], ColdStartConfig{});
-  std::vector<double> ready_in;
-  for (double since : started) ready_in.push_back(std::max(0.0, cold_start_s - (now_s - since)));
-  return ready_in;
-}
+class Hybrid final : public TickPolicy {
+ public:
+  std::string name() const override { return "hybrid"; }
 
-// Each role of a prefill/decode split sized on its own (role_sizing.hpp), with the
-// replicas still starting tracked as for a whole model.
-std::vector<ScalingRequest> HybridPolicy::plan_split(const ModelTickInput& m, const ModelObservation& seen,
-                                                     double forecast_rps, double now_s, double interval_s) {
-  SplitTick tick{now_s, interval_s, seen.horizon_s, forecast_rps, seen.now.rate_rps, seen.usable, {}};
-  for (const VariantTickInput& v : m.variants) {
-    tick.starting_ready_in_s.push_back(
-        starting_ready_in_s(variant_id_key(m.model, v.state.spec.name), v.state, now_s, interval_s));
+  Learned learn(VariantMemory memory, const ModelKey& model, const VariantTickInput& input, const PolicyConfig&,
+                const TickTime& time) const override {
+    return learn_variant(std::move(memory), model, input, time, {});
   }
-  return plan_split_model(m, tick, config_, split_);
-}
 
-std::vector<Decision> HybridPolicy::tick(const TickInput& input) {
-  std::vector<ModelRequests> wishes;
-  for (const ModelTickInput& m : input.models) {
-    wishes.push_back({&m, plan_model(m, input.now_s, input.interval_s)});
+  Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
+               const PolicyConfig& config, const TickTime& time) const override {
+    Planned out;
+    ModelRequests mr{&m, plan_requests(m, views, config, time, policy_memory<HybridMemory>(state), out.events)};
+    out.proposal = finish_model(mr, config, time, state.finisher, out.events);
+    out.next = std::move(state);
+    return out;
   }
-  return finish_tick(wishes, config_, input.now_s, input.interval_s, finisher_);
-}
+};
 
-nlohmann::json HybridPolicy::save_state() const {
-  return {{"learned", learned_},
-          {"forecasts", forecasts_},
-          {"recent_demand", recent_demand_},
-          {"recent_capacity", recent_capacity_},
-          {"starting_since", starting_since_},
-          {"itl_windows", itl_windows_},
-          {"split", split_},
-          {"finisher", finisher_}};
-}
+}  // namespace
 
-Result<bool> HybridPolicy::restore_state(const nlohmann::json& state) {
-  try {
-    auto learned = state.at("learned").get<LearnedModels>();
-    auto forecasts = state.at("forecasts").get<std::map<std::string, TrafficForecastState>>();
-    auto finisher = state.at("finisher").get<FinisherState>();
-    auto split = state.contains("split") ? state.at("split").get<SplitSizingState>() : SplitSizingState{};
-    recent_demand_ = state.at("recent_demand").get<std::map<std::string, DemandHistory>>();
-    recent_capacity_ = state.at("recent_capacity").get<std::map<std::string, std::deque<double>>>();
-    starting_since_ = state.value("starting_since", std::map<std::string, std::deque<double>>{});
-    itl_windows_ = state.value("itl_windows", std::map<std::string, std::deque<std::vector<ItlTailPoint>>>{});
-    split_ = std::move(split);
-    learned_ = std::move(learned);
-    forecasts_ = std::move(forecasts);
-    finisher_ = std::move(finisher);
-  } catch (const nlohmann::json::exception& e) {
-    return invalid_argument(std::string("hybrid policy state: ") + e.what());
-  }
-  return true;
-}
-
-std::unique_ptr<Policy> make_hybrid_policy(const PolicyConfig& config) {
-  return std::make_unique<HybridPolicy>(config);
+std::shared_ptr<const TickPolicy> hybrid_policy() {
+  static const auto policy = std::make_shared<const Hybrid>();
+  return policy;
 }
 
 }  // namespace capstan

@@ -195,45 +195,36 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
   return out;
 }
 
-std::vector<Decision> LoadPolicy::tick(const TickInput& input) {
-  const auto wishes = per_variant_requests(input, [&](const ModelTickInput& m, const VariantTickInput& vin) {
-    const VariantKey key{m.model, vin.state.spec.name};
-    const int floor = std::max(1, vin.state.spec.min_replicas);
-    LoadStep step = load_step(std::move(variants_[key]), vin, config_, input.now_s, floor);
-    variants_[key] = std::move(step.state);
-    return VariantWish{std::move(step.request), std::move(step.unusable)};
-  });
-  return finish_tick(wishes, finishing_, input.now_s, input.interval_s, finisher_,
-                     {.enforcer = false, .guard_pod_metrics = false});
-}
-
-nlohmann::json LoadPolicy::save_state() const {
-  return {{"policy", "load"}, {"variants", variant_map_to_json(variants_)}, {"finisher", finisher_}};
-}
-
-Result<bool> LoadPolicy::restore_state(const nlohmann::json& state) {
-  try {
-    if (state.at("policy").get<std::string>() != "load") {
-      return invalid_argument("state is not the load policy's: " + state.at("policy").dump());
-    }
-    auto variants = variant_map_from_json<LoadVariantState>(state.at("variants"));
-    auto finisher = state.contains("finisher") ? state.at("finisher").get<FinisherState>() : FinisherState{};
-    variants_ = std::move(variants);
-    finisher_ = std::move(finisher);
-  } catch (const std::exception& e) {
-    return invalid_argument(std::string("load policy state: ") + e.what());
-  }
-  return true;
-}
-
 LoadConfig load_config_from(const PolicyConfig& config) {
   LoadConfig c;
   c.slo = config.slo;
   return c;
 }
 
-std::unique_ptr<Policy> make_load_policy(const PolicyConfig& config) {
-  return std::make_unique<LoadPolicy>(load_config_from(config), config);
+namespace {
+
+class Load final : public PerVariantPolicy<LoadVariantState> {
+ public:
+  explicit Load(std::optional<LoadConfig> config) : config_(std::move(config)) {}
+  std::string name() const override { return "load"; }
+
+ private:
+  std::pair<LoadVariantState, VariantWish> step(LoadVariantState state, const ModelTickInput&, const VariantTickInput& v,
+                                      const PolicyConfig& config, const TickTime& time) const override {
+    const int floor = std::max(1, v.state.spec.min_replicas);
+    LoadStep s = load_step(std::move(state), v, config_ ? *config_ : load_config_from(config), time.now_s, floor);
+    return {std::move(s.state), VariantWish{std::move(s.request), std::move(s.unusable)}};
+  }
+
+  FinishOptions finish_options() const override { return {.enforcer = false, .guard_pod_metrics = false}; }
+
+  std::optional<LoadConfig> config_;
+};
+
+}  // namespace
+
+std::shared_ptr<const TickPolicy> load_policy(std::optional<LoadConfig> config) {
+  return std::make_shared<const Load>(std::move(config));
 }
 
 void to_json(nlohmann::json& j, const LoadVariantState& s) {

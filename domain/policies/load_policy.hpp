@@ -25,6 +25,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,9 @@
 
 #include "domain/model/forward_pass_regression.hpp"
 #include "domain/policies/policy.hpp"
+#include "domain/policies/policy_memories.hpp"
 #include "domain/stages/tick_finisher.hpp"
+#include "domain/policies/per_variant_policy.hpp"
 
 namespace capstan {
 
@@ -48,12 +51,6 @@ struct LoadConfig {
 // Names the offending field.
 std::optional<Error> validate(const LoadConfig& config);
 
-struct LoadVariantState {
-  RegressionState regression;
-  std::optional<double> last_change_s;   // when the loop last moved the target
-
-  bool operator==(const LoadVariantState&) const = default;
-};
 
 // Per-engine latency estimates of one tick.
 struct EngineEstimate {
@@ -76,28 +73,20 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
                    double now_s, int floor_replicas);
 
 // The loop alone: floor = max(1, min_replicas).
-class LoadPolicy : public Policy {
- public:
-  // `finishing`: the GPU budget, step limit and P:D band of the shared finishing stages.
-  explicit LoadPolicy(LoadConfig config, PolicyConfig finishing = {})
-      : config_(std::move(config)), finishing_(std::move(finishing)) {}
-  std::string name() const override { return "load"; }
-  std::vector<Decision> tick(const TickInput& input) override;
-  nlohmann::json save_state() const override;
-  Result<bool> restore_state(const nlohmann::json& state) override;
-
- private:
-  LoadConfig config_;
-  PolicyConfig finishing_;
-  std::map<VariantKey, LoadVariantState> variants_;
-  FinisherState finisher_;
-};
 
 // PolicyConfig's SLO; everything else at Dynamo's defaults.
 LoadConfig load_config_from(const PolicyConfig& config);
-std::unique_ptr<Policy> make_load_policy(const PolicyConfig& config);
+// `config`: the policy's own knobs; without, they are derived from the PolicyConfig of
+// each tick (load_config_from), so a configuration reload applies at the next tick.
+std::shared_ptr<const TickPolicy> load_policy(std::optional<LoadConfig> config = std::nullopt);
 
-void to_json(nlohmann::json& j, const LoadVariantState& s);
-void from_json(const nlohmann::json& j, LoadVariantState& s);
+// The policy over a fleet's states (policy.hpp); `finishing`: the GPU budget, step
+// limit and P:D band of the shared finishing stages.
+class LoadPolicy : public DrivenPolicy {
+ public:
+  explicit LoadPolicy(LoadConfig config, PolicyConfig finishing = {})
+      : DrivenPolicy(load_policy(std::move(config)), std::move(finishing)) {}
+};
+
 
 }  // namespace capstan

@@ -1,41 +1,45 @@
 #include "domain/policies/queueing_policy.hpp"
 
-#include <nlohmann/json.hpp>
-
+#include "domain/core/format.hpp"
+#include "domain/model/model_learning.hpp"
+#include "domain/model/queueing_analyzer.hpp"
 #include "domain/model/capacity_signal.hpp"
 #include "domain/stages/cost_aware_optimizer.hpp"
-#include "domain/core/format.hpp"
-#include "domain/codec/json.hpp"
-#include "domain/model/queueing_analyzer.hpp"
 
 namespace capstan {
+namespace {
 
-std::vector<Decision> QueueingPolicy::tick(const TickInput& input) {
-  QueueingAnalyzerConfig ac;
-  ac.slo = {config_.slo_multiplier, config_.slo.ttft_ms, config_.slo.itl_ms};
-  std::vector<ModelRequests> wishes;
-  for (const ModelTickInput& m : input.models) {
+class Queueing final : public TickPolicy {
+ public:
+  std::string name() const override { return "queueing"; }
+
+  // WVA learns from every pod it scrapes, stale or not.
+  Learned learn(VariantMemory memory, const ModelKey& model, const VariantTickInput& input, const PolicyConfig&,
+                const TickTime& time) const override {
+    return learn_variant(std::move(memory), model, input, time, {.skip_unusable_pods = false, .cold_start = false});
+  }
+
+  Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
+               const PolicyConfig& config, const TickTime& time) const override {
+    QueueingAnalyzerConfig ac;
+    ac.slo = {config.slo_multiplier, config.slo.ttft_ms, config.slo.itl_ms};
     std::vector<VariantInput> inputs;
-    for (const VariantTickInput& v : m.variants) {
-      VariantInput in{v.state.spec, v.state.pods, v.state.current_replicas, v.state.pending_replicas, std::nullopt};
-      if (auto it = tuners_.find(variant_id_key(m.model, v.state.spec.name)); it != tuners_.end()) in.tuner = it->second;
-      inputs.push_back(std::move(in));
+    std::vector<TunerReport> reports;
+    for (size_t i = 0; i < m.variants.size(); ++i) {
+      const VariantState& v = m.variants[i].state;
+      inputs.push_back({v.spec, v.pods, v.current_replicas, v.pending_replicas, views[i].learned.tuner});
+      reports.push_back(views[i].tuning);
     }
+    Planned out;
     ModelRequests mr{&m, {}};
-    auto analysis = analyze_model(m.model, inputs, ac);
+    auto analysis = analyze_tuned(m.model, inputs, reports, ac);
     if (!analysis || analysis->error) {
       const std::string why = analysis ? analysis->error->message : analysis.error().message;
       for (const VariantTickInput& v : m.variants) {
         mr.requests.push_back(hold(v.state.spec.name, v.state.current_replicas, ReasonCode::kNoCapacityData,
                                    "hold at " + std::to_string(v.state.current_replicas) + ": " + why));
       }
-    }
-    if (analysis) {
-      for (const VariantAnalysis& va : analysis->variants) {
-        if (va.tuner) tuners_[variant_id_key(m.model, va.capacity.variant)] = *va.tuner;
-      }
-    }
-    if (analysis && !analysis->error) {
+    } else {
       CapacitySignal signal;
       signal.unit = "req/s";
       signal.supply = analysis->total_supply_rps;
@@ -44,44 +48,37 @@ std::vector<Decision> QueueingPolicy::tick(const TickInput& input) {
       signal.spare = analysis->spare_rps;
       for (size_t i = 0; i < m.variants.size(); ++i) {
         const VariantSpec& spec = m.variants[i].state.spec;
-        const VariantCapacity& c = analysis->variants[i].capacity;
-        signal.variants.push_back({spec.name, c.per_replica_capacity_rps, spec.cost_per_replica,
-                                   c.current_replicas, c.pending_replicas, spec.min_replicas,
-                                   spec.max_replicas, spec.gpus_per_replica});
+        const VariantAnalysis& va = analysis->variants[i];
+        const VariantCapacity& c = va.capacity;
+        signal.variants.push_back({spec.name, c.per_replica_capacity_rps, spec.cost_per_replica, c.current_replicas,
+                                   c.pending_replicas, spec.min_replicas, spec.max_replicas, spec.gpus_per_replica});
+        if (c.status == CapacityStatus::kOk) {
+          out.events.push_back(CapacitySized{m.model, spec.name, analysis->slo.targets, to_string(analysis->slo.path),
+                                             va.lambda_star_rps, c.per_replica_capacity_rps, "mean",
+                                             c.total_demand_rps, c.required_replicas});
+        }
       }
       mr.requests = optimize_cost_aware(signal);
       for (size_t i = 0; i < mr.requests.size(); ++i) {
         const VariantCapacity& c = analysis->variants[i].capacity;
         if (c.status == CapacityStatus::kOk) {
-          mr.requests[i].reason.text += " (lambda* " + fmt_num(c.per_replica_capacity_rps) + " req/s per replica at TTFT " +
-                                        fmt_num(analysis->slo.targets.ttft_ms) + " ms / ITL " +
-                                        fmt_num(analysis->slo.targets.itl_ms) + " ms)";
+          mr.requests[i].reason.text += " (lambda* " + fmt_num(c.per_replica_capacity_rps) +
+                                        " req/s per replica at TTFT " + fmt_num(analysis->slo.targets.ttft_ms) +
+                                        " ms / ITL " + fmt_num(analysis->slo.targets.itl_ms) + " ms)";
         }
       }
     }
-    wishes.push_back(std::move(mr));
+    out.proposal = finish_model(mr, config, time, state.finisher, out.events);
+    out.next = std::move(state);
+    return out;
   }
-  return finish_tick(wishes, config_, input.now_s, input.interval_s, finisher_);
-}
+};
 
-nlohmann::json QueueingPolicy::save_state() const {
-  return {{"tuners", tuners_}, {"finisher", finisher_}};
-}
+}  // namespace
 
-Result<bool> QueueingPolicy::restore_state(const nlohmann::json& state) {
-  try {
-    auto tuners = state.at("tuners").get<std::map<std::string, TunerState>>();
-    auto finisher = state.at("finisher").get<FinisherState>();
-    tuners_ = std::move(tuners);
-    finisher_ = std::move(finisher);
-  } catch (const nlohmann::json::exception& e) {
-    return invalid_argument(std::string("queueing policy state: ") + e.what());
-  }
-  return true;
-}
-
-std::unique_ptr<Policy> make_queueing_policy(const PolicyConfig& config) {
-  return std::make_unique<QueueingPolicy>(config);
+std::shared_ptr<const TickPolicy> queueing_policy() {
+  static const auto policy = std::make_shared<const Queueing>();
+  return policy;
 }
 
 }  // namespace capstan

@@ -6,30 +6,18 @@
 // reacts to the current demand only: no forecast, no queue term (that is `hybrid`).
 #pragma once
 
-#include <map>
 #include <memory>
-#include <string>
 
-#include "domain/model/ekf_tuner.hpp"
 #include "domain/policies/policy.hpp"
-#include "domain/stages/tick_finisher.hpp"
 
 namespace capstan {
 
-class QueueingPolicy : public Policy {
+std::shared_ptr<const TickPolicy> queueing_policy();
+
+// The policy over a fleet's states (policy.hpp).
+class QueueingPolicy : public DrivenPolicy {
  public:
-  explicit QueueingPolicy(const PolicyConfig& config) : config_(config) {}
-  std::string name() const override { return "queueing"; }
-  std::vector<Decision> tick(const TickInput& input) override;
-  nlohmann::json save_state() const override;
-  Result<bool> restore_state(const nlohmann::json& state) override;
-
- private:
-  PolicyConfig config_;
-  std::map<std::string, TunerState> tuners_;  // by "<ns>/<model_id>/<variant>"
-  FinisherState finisher_;
+  explicit QueueingPolicy(PolicyConfig config = {}) : DrivenPolicy(queueing_policy(), std::move(config)) {}
 };
-
-std::unique_ptr<Policy> make_queueing_policy(const PolicyConfig& config);
 
 }  // namespace capstan

@@ -35,7 +35,8 @@
 #include "domain/core/decision.hpp"
 #include "domain/forecast/demand_memory.hpp"
 #include "domain/model/forward_pass_regression.hpp"
-#include "domain/policies/policy.hpp"
+#include "domain/tick/policy_config.hpp"
+#include "domain/tick/tick_input.hpp"
 #include "domain/forecast/traffic_forecast.hpp"
 
 namespace capstan {

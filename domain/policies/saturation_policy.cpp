@@ -1,16 +1,20 @@
 #include "domain/policies/saturation_policy.hpp"
 
-#include <nlohmann/json.hpp>
+#include "domain/model/saturation.hpp"
 
 namespace capstan {
+namespace {
 
-std::vector<Decision> SaturationPolicy::tick(const TickInput& input) {
-  std::vector<ModelRequests> wishes;
-  for (const ModelTickInput& m : input.models) {
+class Saturation final : public TickPolicy {
+ public:
+  std::string name() const override { return "saturation"; }
+
+  Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView>, const PolicyConfig& config,
+               const TickTime& time) const override {
     std::vector<VariantState> variants;
     for (const VariantTickInput& v : m.variants) variants.push_back(v.state);
     ModelRequests mr{&m, {}};
-    auto analysis = analyze_saturation(variants, saturation_);
+    auto analysis = analyze_saturation(variants, SaturationConfig{});
     if (analysis) {
       mr.requests = analysis->requests;
     } else {
@@ -19,24 +23,18 @@ std::vector<Decision> SaturationPolicy::tick(const TickInput& input) {
                                    "hold at " + std::to_string(v.current_replicas) + ": " + analysis.error().message));
       }
     }
-    wishes.push_back(std::move(mr));
+    Planned out;
+    out.proposal = finish_model(mr, config, time, state.finisher, out.events);
+    out.next = std::move(state);
+    return out;
   }
-  return finish_tick(wishes, config_, input.now_s, input.interval_s, finisher_);
-}
+};
 
-nlohmann::json SaturationPolicy::save_state() const { return {{"finisher", finisher_}}; }
+}  // namespace
 
-Result<bool> SaturationPolicy::restore_state(const nlohmann::json& state) {
-  try {
-    finisher_ = state.at("finisher").get<FinisherState>();
-  } catch (const nlohmann::json::exception& e) {
-    return invalid_argument(std::string("saturation policy state: ") + e.what());
-  }
-  return true;
-}
-
-std::unique_ptr<Policy> make_saturation_policy(const PolicyConfig& config) {
-  return std::make_unique<SaturationPolicy>(config);
+std::shared_ptr<const TickPolicy> saturation_policy() {
+  static const auto policy = std::make_shared<const Saturation>();
+  return policy;
 }
 
 }  // namespace capstan

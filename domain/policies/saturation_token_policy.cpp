@@ -2,22 +2,26 @@
 
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
-
+#include "domain/model/saturation_token.hpp"
 #include "domain/stages/cost_aware_optimizer.hpp"
 
 namespace capstan {
 
-std::vector<Decision> SaturationTokenPolicy::tick(const TickInput& input) {
-  std::vector<ModelRequests> wishes;
-  for (const ModelTickInput& m : input.models) {
+namespace {
+
+class SaturationToken final : public TickPolicy {
+ public:
+  std::string name() const override { return "saturation-token"; }
+
+  Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView>, const PolicyConfig& config,
+               const TickTime& time) const override {
     std::vector<TokenVariantInput> variants;
     for (const VariantTickInput& v : m.variants) {
       variants.push_back({v.state, {v.state.spec.kv_capacity_tokens,
                                     static_cast<double>(v.state.spec.max_num_batched_tokens)}});
     }
-    TokenCapacityState& memory = capacity_[model_id_key(m.model)];
-    auto step = analyze_saturation_token(variants, EppQueue{m.upstream_queue, 0, 0}, analyzer_, memory);
+    TokenCapacityState& memory = policy_memory<TokenSaturationMemory>(state).capacity;
+    auto step = analyze_saturation_token(variants, EppQueue{m.upstream_queue, 0, 0}, TokenSaturationConfig{}, memory);
     ModelRequests mr{&m, {}};
     if (step) {
       memory = step->state;
@@ -39,29 +43,18 @@ std::vector<Decision> SaturationTokenPolicy::tick(const TickInput& input) {
                                        step.error().message));
       }
     }
-    wishes.push_back(std::move(mr));
+    Planned out;
+    out.proposal = finish_model(mr, config, time, state.finisher, out.events);
+    out.next = std::move(state);
+    return out;
   }
-  return finish_tick(wishes, config_, input.now_s, input.interval_s, finisher_);
-}
+};
 
-nlohmann::json SaturationTokenPolicy::save_state() const {
-  return {{"capacity", capacity_}, {"finisher", finisher_}};
-}
+}  // namespace
 
-Result<bool> SaturationTokenPolicy::restore_state(const nlohmann::json& state) {
-  try {
-    auto capacity = state.at("capacity").get<std::map<std::string, TokenCapacityState>>();
-    auto finisher = state.at("finisher").get<FinisherState>();
-    capacity_ = std::move(capacity);
-    finisher_ = std::move(finisher);
-  } catch (const nlohmann::json::exception& e) {
-    return invalid_argument(std::string("saturation-token policy state: ") + e.what());
-  }
-  return true;
-}
-
-std::unique_ptr<Policy> make_saturation_token_policy(const PolicyConfig& config) {
-  return std::make_unique<SaturationTokenPolicy>(config);
+std::shared_ptr<const TickPolicy> saturation_token_policy() {
+  static const auto policy = std::make_shared<const SaturationToken>();
+  return policy;
 }
 
 }  // namespace capstan

@@ -6,29 +6,17 @@
 #pragma once
 
 #include <memory>
-#include <string>
 
 #include "domain/policies/policy.hpp"
-#include "domain/model/saturation_token.hpp"
-#include "domain/stages/tick_finisher.hpp"
 
 namespace capstan {
 
-class SaturationTokenPolicy : public Policy {
+std::shared_ptr<const TickPolicy> saturation_token_policy();
+
+// The policy over a fleet's states (policy.hpp).
+class SaturationTokenPolicy : public DrivenPolicy {
  public:
-  explicit SaturationTokenPolicy(const PolicyConfig& config) : config_(config) {}
-  std::string name() const override { return "saturation-token"; }
-  std::vector<Decision> tick(const TickInput& input) override;
-  nlohmann::json save_state() const override;
-  Result<bool> restore_state(const nlohmann::json& state) override;
-
- private:
-  PolicyConfig config_;
-  TokenSaturationConfig analyzer_;
-  std::map<std::string, TokenCapacityState> capacity_;  // by model key
-  FinisherState finisher_;
+  explicit SaturationTokenPolicy(PolicyConfig config = {}) : DrivenPolicy(saturation_token_policy(), std::move(config)) {}
 };
-
-std::unique_ptr<Policy> make_saturation_token_policy(const PolicyConfig& config);
 
 }  // namespace capstan

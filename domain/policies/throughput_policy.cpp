@@ -230,41 +230,6 @@ ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickIn
   return out;
 }
 
-ThroughputPolicy::ThroughputPolicy(ThroughputConfig config, PolicyConfig finishing)
-    : config_(std::move(config)), finishing_(std::move(finishing)) {
-  config_.load.slo = config_.slo;
-}
-
-std::vector<Decision> ThroughputPolicy::tick(const TickInput& input) {
-  const auto wishes = per_variant_requests(input, [&](const ModelTickInput& m, const VariantTickInput& vin) {
-    const VariantKey key{m.model, vin.state.spec.name};
-    ThroughputStep step = throughput_step(std::move(variants_[key]), vin, config_, input.now_s,
-                                          max_sample_age_s(input.interval_s));
-    variants_[key] = std::move(step.state);
-    return VariantWish{std::move(step.request), std::move(step.unusable)};
-  });
-  return finish_tick(wishes, finishing_, input.now_s, input.interval_s, finisher_, {.enforcer = false});
-}
-
-nlohmann::json ThroughputPolicy::save_state() const {
-  return {{"policy", "throughput"}, {"variants", variant_map_to_json(variants_)}, {"finisher", finisher_}};
-}
-
-Result<bool> ThroughputPolicy::restore_state(const nlohmann::json& state) {
-  try {
-    if (state.at("policy").get<std::string>() != "throughput") {
-      return invalid_argument("state is not the throughput policy's: " + state.at("policy").dump());
-    }
-    auto variants = variant_map_from_json<ThroughputVariantState>(state.at("variants"));
-    auto finisher = state.contains("finisher") ? state.at("finisher").get<FinisherState>() : FinisherState{};
-    variants_ = std::move(variants);
-    finisher_ = std::move(finisher);
-  } catch (const std::exception& e) {
-    return invalid_argument(std::string("throughput policy state: ") + e.what());
-  }
-  return true;
-}
-
 ThroughputConfig throughput_config_from(const PolicyConfig& config) {
   ThroughputConfig c;
   c.slo = config.slo;
@@ -273,8 +238,29 @@ ThroughputConfig throughput_config_from(const PolicyConfig& config) {
   return c;
 }
 
-std::unique_ptr<Policy> make_throughput_policy(const PolicyConfig& config) {
-  return std::make_unique<ThroughputPolicy>(throughput_config_from(config), config);
+namespace {
+
+class Throughput final : public PerVariantPolicy<ThroughputVariantState> {
+ public:
+  explicit Throughput(std::optional<ThroughputConfig> config) : config_(std::move(config)) {}
+  std::string name() const override { return "throughput"; }
+
+ private:
+  std::pair<ThroughputVariantState, VariantWish> step(ThroughputVariantState state, const ModelTickInput&, const VariantTickInput& v,
+                                      const PolicyConfig& config, const TickTime& time) const override {
+    ThroughputConfig c = config_ ? *config_ : throughput_config_from(config);
+    c.load.slo = c.slo;
+    ThroughputStep s = throughput_step(std::move(state), v, c, time.now_s, max_sample_age_s(time.interval_s));
+    return {std::move(s.state), VariantWish{std::move(s.request), std::move(s.unusable)}};
+  }
+
+  std::optional<ThroughputConfig> config_;
+};
+
+}  // namespace
+
+std::shared_ptr<const TickPolicy> throughput_policy(std::optional<ThroughputConfig> config) {
+  return std::make_shared<const Throughput>(std::move(config));
 }
 
 void to_json(nlohmann::json& j, const ThroughputVariantState& s) {

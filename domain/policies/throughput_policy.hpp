@@ -34,6 +34,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -43,7 +44,9 @@
 #include "domain/policies/load_policy.hpp"
 #include "domain/model/perf_model.hpp"
 #include "domain/policies/policy.hpp"
+#include "domain/policies/policy_memories.hpp"
 #include "domain/stages/tick_finisher.hpp"
+#include "domain/policies/per_variant_policy.hpp"
 #include "domain/forecast/traffic_forecast.hpp"
 
 namespace capstan {
@@ -67,11 +70,6 @@ struct ThroughputConfig {
 enum class PerfSource { kNone, kProfile, kRegression, kQueueModel };
 const char* to_string(PerfSource source);
 
-struct ThroughputVariantState {
-  std::optional<TrafficForecastState> forecast;  // made at the first tick
-  std::optional<TunerState> tuner;               // the queue model's learned parameters
-  LoadVariantState load;
-};
 
 // What the throughput half concluded for one variant this tick.
 struct ReplicaFloor {
@@ -95,27 +93,20 @@ struct ThroughputStep {
 ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickInput& input,
                                const ThroughputConfig& config, double now_s, double max_age_s = 0);
 
-class ThroughputPolicy : public Policy {
- public:
-  // `finishing`: the GPU budget, step limit and P:D band of the shared finishing stages.
-  explicit ThroughputPolicy(ThroughputConfig config, PolicyConfig finishing = {});
-  std::string name() const override { return "throughput"; }
-  std::vector<Decision> tick(const TickInput& input) override;
-  nlohmann::json save_state() const override;
-  Result<bool> restore_state(const nlohmann::json& state) override;
-
- private:
-  ThroughputConfig config_;
-  PolicyConfig finishing_;
-  std::map<VariantKey, ThroughputVariantState> variants_;
-  FinisherState finisher_;
-};
 
 // PolicyConfig's SLO and predictor (an unknown predictor name falls back to constant).
 ThroughputConfig throughput_config_from(const PolicyConfig& config);
-std::unique_ptr<Policy> make_throughput_policy(const PolicyConfig& config);
+// `config`: the policy's own knobs; without, they are derived from the PolicyConfig of
+// each tick (throughput_config_from), so a configuration reload applies at the next tick.
+std::shared_ptr<const TickPolicy> throughput_policy(std::optional<ThroughputConfig> config = std::nullopt);
 
-void to_json(nlohmann::json& j, const ThroughputVariantState& s);
-void from_json(const nlohmann::json& j, ThroughputVariantState& s);
+// The policy over a fleet's states (policy.hpp); `finishing`: the GPU budget, step
+// limit and P:D band of the shared finishing stages.
+class ThroughputPolicy : public DrivenPolicy {
+ public:
+  explicit ThroughputPolicy(ThroughputConfig config, PolicyConfig finishing = {})
+      : DrivenPolicy(throughput_policy(std::move(config)), std::move(finishing)) {}
+};
+
 
 }  // namespace capstan

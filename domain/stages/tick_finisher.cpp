@@ -51,7 +51,7 @@ struct ModelWork {
 // what it was doing and keeps its request; one that read bad pod metrics unknowingly
 // does not.
 void guard_metrics(ModelWork& w, const ModelRequests& mr, bool pod_metrics, double interval_s,
-                   const FinisherState& state) {
+                   const ModelFinisherState& state) {
   for (size_t i = 0; i < w.variants.size(); ++i) {
     const VariantState& v = w.variants[i];
     const bool own = i < mr.unusable.size() && mr.unusable[i].has_value();
@@ -59,7 +59,7 @@ void guard_metrics(ModelWork& w, const ModelRequests& mr, bool pod_metrics, doub
     if (!why && pod_metrics) why = unusable_metrics(v, max_sample_age_s(interval_s));
     if (!why) continue;
     std::optional<int> last;
-    if (auto it = state.last_good_target.find(variant_id_key(w.model->model, v.spec.name));
+    if (auto it = state.last_good_target.find(v.spec.name);
         it != state.last_good_target.end()) {
       last = it->second;
     }
@@ -136,15 +136,14 @@ void keep_band(ModelWork& w, const PolicyConfig& config) {
 
 // 4. The WVA enforcer.
 void enforce_model(ModelWork& w, const PolicyConfig& config, double now_s, double interval_s,
-                   FinisherState& state) {
+                   ModelFinisherState& state) {
   const ModelTickInput& m = *w.model;
   ScaleToZeroPolicy stz;
   stz.enabled = config.scale_to_zero_retention_s > 0;
   if (stz.enabled) stz.retention_s = config.scale_to_zero_retention_s;
-  const std::string mkey = model_id_key(m.model);
   std::optional<double> recent;
   if (stz.enabled) {
-    recent = requests_in_retention(state.arrivals[mkey], now_s, interval_s,
+    recent = requests_in_retention(state.arrivals, now_s, interval_s,
                                    m.arrival_rate_rps * interval_s + m.upstream_queue, stz.retention_s);
   }
   // Scale from zero: requests waiting for a model with nothing running.
@@ -156,118 +155,136 @@ void enforce_model(ModelWork& w, const PolicyConfig& config, double now_s, doubl
   EnforcerConfig ec;
   ec.scale_down_cooldown_s = config.scale_down_cooldown_s;
   const EnforcerInput in{m.model, w.variants, w.requests, stz, recent};
-  auto step = enforce(in, ec, state.enforcer[mkey], now_s);
+  auto step = enforce(in, ec, state.enforcer, now_s);
   if (step) {
-    state.enforcer[mkey] = step->state;
+    state.enforcer = step->state;
     w.decisions = step->decisions;
   } else {
     for (const VariantState& v : w.variants) w.decisions.push_back(fallback_hold(m.model, v, step.error().message));
   }
 }
 
-// 5. The GPU budget across models. A band raise is offered to the budget before the
-// model's other scale-ups.
-void share_budget(std::vector<ModelWork>& work, int gpu_budget) {
-  std::vector<ModelPlan> plans;
-  std::vector<std::vector<size_t>> order;  // by model: plan position -> variant index
-  for (const ModelWork& w : work) {
-    ModelPlan plan{w.model->model, static_cast<double>(std::max(1, w.model->priority)), {}};
-    std::vector<size_t>& o = order.emplace_back();
-    for (bool raised : {true, false}) {
-      for (size_t i = 0; i < w.decisions.size(); ++i) {
-        if (w.band_raised[i] != raised) continue;
-        const Decision& d = w.decisions[i];
-        plan.requests.push_back({ScalingRequest{d.variant, d.current_replicas, d.target_replicas, d.reason},
-                                 std::max(1, w.variants[i].spec.gpus_per_replica)});
-        o.push_back(i);
-      }
-    }
-    plans.push_back(std::move(plan));
-  }
-  auto shared = share_gpu_budget(plans, gpu_budget);
-  if (!shared) return;  // only on a negative budget, which never gets here
-  size_t k = 0;
-  for (size_t p = 0; p < work.size(); ++p) {
-    ModelWork& w = work[p];
-    for (size_t i : order[p]) {
-      Decision& d = w.decisions[i];
-      d = (*shared)[k++];
-      if (w.band_raised[i] && d.reason.code == ReasonCode::kBudgetLimited &&
-          d.reason.text.find(w.band_sentence) == std::string::npos) {
-        d.reason.text += "; the P:D band asked for it: " + w.band_sentence;
-      }
-    }
+// Targets as they stand, to tell which stage changed which.
+std::vector<int> targets_of(const std::vector<ScalingRequest>& requests) {
+  std::vector<int> out;
+  out.reserve(requests.size());
+  for (const ScalingRequest& r : requests) out.push_back(r.target_replicas);
+  return out;
+}
+
+void note_changes(const ModelKey& model, Stage stage, const std::vector<int>& before,
+                  const std::vector<ScalingRequest>& after, std::vector<TickEvent>& events) {
+  for (size_t i = 0; i < after.size(); ++i) {
+    if (before[i] == after[i].target_replicas) continue;
+    events.push_back(StageApplied{model, after[i].variant, stage, before[i], after[i].target_replicas, after[i].reason.code});
   }
 }
 
 }  // namespace
 
-std::vector<ModelRequests> per_variant_requests(
-    const TickInput& input, const std::function<VariantWish(const ModelTickInput&, const VariantTickInput&)>& wish) {
-  std::vector<ModelRequests> out;
-  for (const ModelTickInput& m : input.models) {
-    ModelRequests& mr = out.emplace_back(ModelRequests{&m, {}, {}});
-    for (const VariantTickInput& v : m.variants) {
-      VariantWish w = wish(m, v);
-      mr.requests.push_back(std::move(w.request));
-      mr.unusable.push_back(std::move(w.unusable));
-    }
-  }
-  return out;
-}
-
 std::string model_id_key(const ModelKey& m) { return m.ns + "/" + m.model_id; }
 std::string variant_id_key(const ModelKey& m, const std::string& v) { return model_id_key(m) + "/" + v; }
 
-std::vector<Decision> finish_tick(const std::vector<ModelRequests>& models, const PolicyConfig& config,
-                                  double now_s, double interval_s, FinisherState& state,
-                                  const FinishOptions& options) {
-  std::vector<ModelWork> work;
-  work.reserve(models.size());
-  for (const ModelRequests& mr : models) {
-    ModelWork& w = work.emplace_back();
-    w.model = mr.model;
-    w.variants = states_of(*mr.model);
-    w.requests = mr.requests;
-    guard_metrics(w, mr, options.guard_pod_metrics, interval_s, state);
-    limit_steps(w, config);
-    keep_band(w, config);
-    if (options.enforcer) {
-      enforce_model(w, config, now_s, interval_s, state);
-    } else {
-      for (const ScalingRequest& r : w.requests) w.decisions.push_back(to_decision(mr.model->model, r));
-    }
-  }
-  if (config.gpu_budget > 0) share_budget(work, config.gpu_budget);
-
-  // Remember each usable variant's target as its last good one.
-  std::vector<Decision> out;
-  for (const ModelWork& w : work) {
-    for (size_t i = 0; i < w.variants.size(); ++i) {
+ModelProposal finish_model(const ModelRequests& mr, const PolicyConfig& config, const TickTime& time,
+                           ModelFinisherState& state, std::vector<TickEvent>& events, const FinishOptions& options) {
+  ModelWork w;
+  w.model = mr.model;
+  w.variants = states_of(*mr.model);
+  w.requests = mr.requests;
+  const ModelKey& key = mr.model->model;
+  std::vector<int> before = targets_of(w.requests);
+  guard_metrics(w, mr, options.guard_pod_metrics, time.interval_s, state);
+  note_changes(key, Stage::kMetricGuard, before, w.requests, events);
+  before = targets_of(w.requests);
+  limit_steps(w, config);
+  note_changes(key, Stage::kStepLimit, before, w.requests, events);
+  before = targets_of(w.requests);
+  keep_band(w, config);
+  note_changes(key, Stage::kPdBand, before, w.requests, events);
+  if (options.enforcer) {
+    before = targets_of(w.requests);
+    enforce_model(w, config, time.now_s, time.interval_s, state);
+    for (size_t i = 0; i < w.decisions.size(); ++i) {
       const Decision& d = w.decisions[i];
-      if (d.reason.code != ReasonCode::kMetricsMissing) {
-        state.last_good_target[variant_id_key(w.model->model, w.variants[i].spec.name)] = d.target_replicas;
+      if (d.target_replicas != before[i]) {
+        events.push_back(StageApplied{key, d.variant, Stage::kEnforcer, before[i], d.target_replicas, d.reason.code});
       }
-      out.push_back(d);
     }
+  } else {
+    for (const ScalingRequest& r : w.requests) w.decisions.push_back(to_decision(key, r));
+  }
+  ModelProposal out;
+  out.model = key;
+  out.priority = mr.model->priority;
+  out.decisions = std::move(w.decisions);
+  for (const VariantState& v : w.variants) out.gpus_per_replica.push_back(v.spec.gpus_per_replica);
+  out.band_raised = std::move(w.band_raised);
+  out.band_raised.resize(out.decisions.size(), false);
+  out.band_sentence = std::move(w.band_sentence);
+  return out;
+}
+
+// A band raise is offered to the budget before the model's other scale-ups.
+std::vector<Decision> share_budget(const std::vector<ModelProposal>& proposals, const PolicyConfig& config,
+                                   std::vector<TickEvent>& events) {
+  std::vector<Decision> out;
+  for (const ModelProposal& p : proposals) out.insert(out.end(), p.decisions.begin(), p.decisions.end());
+  if (!(config.gpu_budget > 0)) return out;
+  std::vector<ModelPlan> plans;
+  std::vector<std::vector<size_t>> order;  // by model: plan position -> variant index
+  for (const ModelProposal& p : proposals) {
+    ModelPlan plan{p.model, static_cast<double>(std::max(1, p.priority)), {}};
+    std::vector<size_t>& o = order.emplace_back();
+    for (bool raised : {true, false}) {
+      for (size_t i = 0; i < p.decisions.size(); ++i) {
+        if (p.band_raised[i] != raised) continue;
+        const Decision& d = p.decisions[i];
+        plan.requests.push_back({ScalingRequest{d.variant, d.current_replicas, d.target_replicas, d.reason},
+                                 std::max(1, p.gpus_per_replica[i])});
+        o.push_back(i);
+      }
+    }
+    plans.push_back(std::move(plan));
+  }
+  auto shared = share_gpu_budget(plans, config.gpu_budget);
+  if (!shared) return out;  // only on a negative budget, which never gets here
+  size_t k = 0, first = 0;
+  for (size_t m = 0; m < proposals.size(); ++m) {
+    const ModelProposal& p = proposals[m];
+    for (size_t i : order[m]) {
+      Decision& d = out[first + i];
+      const int before = d.target_replicas;
+      d = (*shared)[k++];
+      if (p.band_raised[i] && d.reason.code == ReasonCode::kBudgetLimited &&
+          d.reason.text.find(p.band_sentence) == std::string::npos) {
+        d.reason.text += "; the P:D band asked for it: " + p.band_sentence;
+      }
+      if (d.target_replicas != before) {
+        events.push_back(StageApplied{p.model, d.variant, Stage::kBudget, before, d.target_replicas, d.reason.code});
+      }
+    }
+    first += p.decisions.size();
   }
   return out;
 }
 
-void to_json(nlohmann::json& j, const FinisherState& s) {
-  nlohmann::json arrivals = nlohmann::json::object();
-  for (const auto& [k, d] : s.arrivals) arrivals[k] = std::vector<std::pair<double, double>>(d.begin(), d.end());
-  j = {{"enforcer", s.enforcer}, {"last_good_target", s.last_good_target}, {"arrivals", arrivals}};
+void remember_targets(ModelFinisherState& state, const std::vector<Decision>& decisions) {
+  for (const Decision& d : decisions) {
+    if (d.reason.code != ReasonCode::kMetricsMissing) state.last_good_target[d.variant] = d.target_replicas;
+  }
 }
 
-void from_json(const nlohmann::json& j, FinisherState& s) {
+void to_json(nlohmann::json& j, const ModelFinisherState& s) {
+  j = {{"enforcer", s.enforcer},
+       {"last_good_target", s.last_good_target},
+       {"arrivals", std::vector<std::pair<double, double>>(s.arrivals.begin(), s.arrivals.end())}};
+}
+
+void from_json(const nlohmann::json& j, ModelFinisherState& s) {
   j.at("enforcer").get_to(s.enforcer);
   j.at("last_good_target").get_to(s.last_good_target);
-  s.arrivals.clear();
-  for (const auto& [k, v] : j.at("arrivals").items()) {
-    const auto pairs = v.get<std::vector<std::pair<double, double>>>();
-    s.arrivals[k] = std::deque<std::pair<double, double>>(pairs.begin(), pairs.end());
-  }
+  const auto pairs = j.at("arrivals").get<std::vector<std::pair<double, double>>>();
+  s.arrivals = std::deque<std::pair<double, double>>(pairs.begin(), pairs.end());
 }
 
 }  // namespace capstan

@@ -33,7 +33,9 @@
 // scale-ups, so a tight budget does not widen the ratio further; when even the raise
 // does not fit, the band is left unmet and the reason says the budget blocked it.
 //
-// What must be remembered between ticks is a FinisherState value.
+// Stages 1-4 need only the model (finish_model, run by `plan`); stage 5 spans models
+// (share_budget, run by `allocate`). What must be remembered between ticks is a
+// ModelFinisherState per model.
 #pragma once
 
 #include <deque>
@@ -46,22 +48,26 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "domain/core/decision.hpp"
+#include "domain/tick/tick_events.hpp"
 #include "domain/stages/enforcer.hpp"
-#include "domain/policies/policy.hpp"
+#include "domain/tick/policy_config.hpp"
+#include "domain/tick/tick_input.hpp"
 
 namespace capstan {
 
-struct FinisherState {
-  std::map<std::string, EnforcerState> enforcer;     // by "<ns>/<model_id>"
-  std::map<std::string, int> last_good_target;       // by "<ns>/<model_id>/<variant>"
-  // Requests that reached each model per past tick, newest last, over the retention.
-  std::map<std::string, std::deque<std::pair<double, double>>> arrivals;
+// What the finishing stages remember of one model between ticks.
+struct ModelFinisherState {
+  EnforcerState enforcer;                     // cooldown and scale-to-zero clocks
+  std::map<std::string, int> last_good_target;  // by variant: what the metric guard holds to
+  // Requests that reached the model per past tick, newest last, over the scale-to-zero
+  // retention.
+  std::deque<std::pair<double, double>> arrivals;
 
-  bool operator==(const FinisherState&) const = default;
+  bool operator==(const ModelFinisherState&) const = default;
 };
 
-void to_json(nlohmann::json& j, const FinisherState& s);
-void from_json(const nlohmann::json& j, FinisherState& s);
+void to_json(nlohmann::json& j, const ModelFinisherState& s);
+void from_json(const nlohmann::json& j, ModelFinisherState& s);
 
 // One policy's wishes for one model: a request per variant, in the model's variant order.
 struct ModelRequests {
@@ -79,10 +85,34 @@ struct FinishOptions {
   bool guard_pod_metrics = true;  // stage 1 checks pod metrics; off for a policy reading none
 };
 
-// One decision per variant of every model, in input order.
-std::vector<Decision> finish_tick(const std::vector<ModelRequests>& models, const PolicyConfig& config,
-                                  double now_s, double interval_s, FinisherState& state,
-                                  const FinishOptions& options = {});
+// What stages 1-4 make of one model's requests: the model's proposal to the fleet's
+// GPU budget (stage 5).
+struct ModelProposal {
+  ModelKey model;
+  int priority = 1;
+  std::vector<Decision> decisions;    // one per variant, in the model's variant order
+  std::vector<int> gpus_per_replica;  // per variant
+  std::vector<bool> band_raised;      // per variant: stage 3 raised it
+  std::string band_sentence;          // what the band asked, when it raised one
+
+  bool operator==(const ModelProposal&) const = default;
+};
+
+// Stages 1-4 for one model; appends a StageApplied event for every target a stage
+// changed.
+ModelProposal finish_model(const ModelRequests& model, const PolicyConfig& config, const TickTime& time,
+                           ModelFinisherState& state, std::vector<TickEvent>& events,
+                           const FinishOptions& options = {});
+
+// Stage 5: the GPU budget across models (a no-op when config.gpu_budget is 0). One
+// decision per variant of every proposal, in proposal order; a StageApplied event for
+// every target it cut.
+std::vector<Decision> share_budget(const std::vector<ModelProposal>& proposals, const PolicyConfig& config,
+                                   std::vector<TickEvent>& events);
+
+// After the fleet's final word on a model: each variant's target, unless it held on
+// missing metrics, is its last good one.
+void remember_targets(ModelFinisherState& state, const std::vector<Decision>& decisions);
 
 // What a policy that decides each variant on its own (throughput, load, hpa) asks for
 // one variant.
@@ -90,10 +120,6 @@ struct VariantWish {
   ScalingRequest request;
   std::optional<std::string> unusable;  // as ModelRequests::unusable
 };
-
-// One wish per variant of every model of the input, in input order, ready for finish_tick.
-std::vector<ModelRequests> per_variant_requests(
-    const TickInput& input, const std::function<VariantWish(const ModelTickInput&, const VariantTickInput&)>& wish);
 
 std::string model_id_key(const ModelKey& model);
 std::string variant_id_key(const ModelKey& model, const std::string& variant);

@@ -4,7 +4,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "deterministic_noise.hpp"
+#include "domain/deterministic_noise.hpp"
 
 using namespace capstan;
 

@@ -6,7 +6,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "deterministic_noise.hpp"
+#include "domain/deterministic_noise.hpp"
 
 using namespace capstan;
 

@@ -2,7 +2,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "policy_fixture.hpp"
+#include "domain/policy_fixture.hpp"
 
 using namespace capstan;
 using capstan::testing::Fleet;

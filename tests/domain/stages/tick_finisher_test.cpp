@@ -42,6 +42,28 @@ ModelTickInput model(const std::string& id, std::vector<Spec> specs, int priorit
   return m;
 }
 
+// The finishing stages of a whole fleet as the tick driver runs them: each model's
+// stages 1-4 (plan), the GPU budget across models (allocate), then each model remembers
+// its final targets (settle).
+using FinisherStates = std::map<std::string, ModelFinisherState>;  // by model id
+
+std::vector<Decision> finish_tick(const std::vector<ModelRequests>& models, const PolicyConfig& config, double now_s,
+                                  double interval_s, FinisherStates& states, const FinishOptions& options = {}) {
+  std::vector<TickEvent> events;
+  std::vector<ModelProposal> proposals;
+  for (const ModelRequests& mr : models) {
+    proposals.push_back(finish_model(mr, config, {now_s, interval_s}, states[mr.model->model.model_id], events, options));
+  }
+  std::vector<Decision> decisions = share_budget(proposals, config, events);
+  auto next = decisions.begin();
+  for (const ModelProposal& p : proposals) {
+    const std::vector<Decision> mine(next, next + static_cast<std::ptrdiff_t>(p.decisions.size()));
+    remember_targets(states[p.model.model_id], mine);
+    next += static_cast<std::ptrdiff_t>(p.decisions.size());
+  }
+  return decisions;
+}
+
 ScalingRequest ask(const ModelTickInput& m, size_t i, int target) {
   const VariantState& v = m.variants[i].state;
   return {v.spec.name, v.current_replicas, target,
@@ -73,7 +95,7 @@ TEST_CASE("The step limit cuts a change to the configured step, up and down") {
   PolicyConfig config;
   config.max_step_up = 3;
   config.max_step_down = 1;
-  FinisherState state;
+  FinisherStates state;
   const auto d = finish_tick({wishes(m, {10, 2, 5})}, config, 0, 30, state, kNoEnforcer);
   REQUIRE(d.size() == 3);
   CHECK(d[0].target_replicas == 5);
@@ -87,7 +109,7 @@ TEST_CASE("The step limit cuts a change to the configured step, up and down") {
 TEST_CASE("Missing metrics hold the last good target, which the step limit does not cut") {
   ModelTickInput m = model("m", {{"v", 2}});
   PolicyConfig config;
-  FinisherState state;
+  FinisherStates state;
   REQUIRE(finish_tick({wishes(m, {6})}, config, 0, 30, state, kNoEnforcer)[0].target_replicas == 6);
 
   // The six have not landed; the pods stopped reporting and the policy, reading nothing,
@@ -98,12 +120,12 @@ TEST_CASE("Missing metrics hold the last good target, which the step limit does 
   CHECK(d[0].target_replicas == 6);
   CHECK(d[0].reason.code == ReasonCode::kMetricsMissing);
   CHECK_THAT(d[0].reason.text, Catch::StartsWith("hold at 6: 2 ready replica(s) but no pod reported metrics"));
-  CHECK(state.last_good_target.at("ns/m/v") == 6);  // a hold is not remembered as a new good target
+  CHECK(state.at("m").last_good_target.at("v") == 6);  // a hold is not remembered as a new good target
 }
 
 TEST_CASE("Stale pod metrics, older than two tick intervals, hold like missing ones") {
   ModelTickInput m = model("m", {{"v", 2}});
-  FinisherState state;
+  FinisherStates state;
   REQUIRE(finish_tick({wishes(m, {4})}, PolicyConfig{}, 0, 30, state, kNoEnforcer)[0].target_replicas == 4);
   for (PodMetrics& p : m.variants[0].state.pods) p.sample_age_s = 61;
   const Decision d = finish_tick({wishes(m, {1})}, PolicyConfig{}, 30, 30, state, kNoEnforcer)[0];
@@ -116,9 +138,9 @@ TEST_CASE("Stale pod metrics, older than two tick intervals, hold like missing o
 
 TEST_CASE("A policy's own verdict on its data holds, and pod metrics are not checked for a policy that reads none") {
   const ModelTickInput m = model("m", {{"a", 3}, {"b", 3, Role::kBoth, 1, 20, 1, /*reported=*/false}});
-  FinisherState state;
-  state.last_good_target["ns/m/a"] = 5;
-  state.last_good_target["ns/m/b"] = 4;
+  FinisherStates state;
+  state["m"].last_good_target["a"] = 5;
+  state["m"].last_good_target["b"] = 4;
   ModelRequests mr = wishes(m, {1, 1});
   mr.unusable = {std::string("no forward passes this tick"), std::nullopt};
   const auto d = finish_tick({mr}, PolicyConfig{}, 0, 30, state, {.enforcer = false, .guard_pod_metrics = false});
@@ -141,7 +163,7 @@ TEST_CASE("The P:D band raises the lagging role on its cheapest variant with roo
                                        {"d", 4, Role::kDecode}});
   PolicyConfig config;
   config.pd_band = {0.5, 1.0};
-  FinisherState state;
+  FinisherStates state;
   const auto d = finish_tick({wishes(m, {2, 0, 0, 6})}, config, 0, 30, state, kNoEnforcer);
   CHECK(d[0].target_replicas == 2);
   CHECK(d[1].target_replicas == 1);
@@ -164,7 +186,7 @@ TEST_CASE("The P:D band is left alone in a model without both roles, and when of
   const ModelTickInput agg = model("agg", {{"a", 1}, {"d", 6, Role::kDecode}});
   PolicyConfig config;
   config.pd_band = {0.5, 1.0};
-  FinisherState state;
+  FinisherStates state;
   const auto d = finish_tick({wishes(agg, {1, 6})}, config, 0, 30, state, kNoEnforcer);
   CHECK(d[0].target_replicas == 1);
   const ModelTickInput pd = model("pd", {{"p", 1, Role::kPrefill}, {"d", 6, Role::kDecode}});
@@ -176,7 +198,7 @@ TEST_CASE("Stage order: the band works on step-limited targets and its raise sta
   PolicyConfig config;
   config.pd_band = {1.0, 0};
   config.max_step_up = 1;
-  FinisherState state;
+  FinisherStates state;
   // Decode asks for 8 and gets 3; the band wants prefill at 3 for that, one step allows 2.
   const auto d = finish_tick({wishes(m, {1, 8})}, config, 0, 30, state, kNoEnforcer);
   CHECK(d[1].target_replicas == 3);
@@ -191,7 +213,7 @@ TEST_CASE("The GPU budget is never exceeded and is shared by priority across mod
                                            model("low", {{"v", 2, Role::kBoth, 1, 40, 2}}, 1)};
   PolicyConfig config;
   config.gpu_budget = 20;  // 8 in use, 6 replicas of 2 GPUs to hand out
-  FinisherState state;
+  FinisherStates state;
   const auto d = finish_tick({wishes(models[0], {10}), wishes(models[1], {10})}, config, 0, 30, state, kNoEnforcer);
   CHECK(d[0].target_replicas == 6);  // two replicas for every one of the priority-1 model
   CHECK(d[1].target_replicas == 4);
@@ -201,7 +223,7 @@ TEST_CASE("The GPU budget is never exceeded and is shared by priority across mod
   CHECK_THAT(d[1].reason.text, Catch::Contains("wanted 10"));
 
   // With the enforcer too.
-  FinisherState other;
+  FinisherStates other;
   const auto e = finish_tick({wishes(models[0], {10}), wishes(models[1], {10})}, config, 0, 30, other);
   CHECK(gpus_in_targets(models, e) <= 20);
 }
@@ -211,14 +233,14 @@ TEST_CASE("The budget fills a band raise before the model's other scale-ups, and
   PolicyConfig config;
   config.pd_band = {0.5, 1.0};
   config.gpu_budget = 7;  // one GPU to spare: the band's prefill gets it, not decode's growth
-  FinisherState state;
+  FinisherStates state;
   const auto d = finish_tick({wishes(m, {6, 2})}, config, 0, 30, state, kNoEnforcer);
   CHECK(d[1].target_replicas == 3);
   CHECK(d[0].target_replicas == 4);
   CHECK(d[0].reason.code == ReasonCode::kBudgetLimited);
 
   config.gpu_budget = 6;  // nothing to spare: the band is left unmet, and the reason says why
-  FinisherState tight;
+  FinisherStates tight;
   const auto t = finish_tick({wishes(m, {6, 2})}, config, 0, 30, tight, kNoEnforcer);
   CHECK(t[1].target_replicas == 2);
   CHECK(t[1].reason.code == ReasonCode::kBudgetLimited);
@@ -231,7 +253,7 @@ TEST_CASE("The WVA enforcer's cooldown runs only when asked for") {
   const ModelTickInput four = model("m", {{"v", 4}});
   PolicyConfig config;  // 300 s scale-down cooldown
   for (bool enforcer : {true, false}) {
-    FinisherState state;
+    FinisherStates state;
     REQUIRE(finish_tick({wishes(two, {4})}, config, 0, 30, state, {.enforcer = enforcer})[0].target_replicas == 4);
     const Decision d = finish_tick({wishes(four, {2})}, config, 30, 30, state, {.enforcer = enforcer})[0];
     CHECK(d.target_replicas == (enforcer ? 4 : 2));
@@ -243,8 +265,8 @@ TEST_CASE("Finisher state survives a JSON round trip") {
   const ModelTickInput m = model("m", {{"v", 2}});
   PolicyConfig config;
   config.scale_to_zero_retention_s = 600;
-  FinisherState state;
+  FinisherStates state;
   finish_tick({wishes(m, {3})}, config, 0, 30, state);
-  const nlohmann::json j = state;
-  CHECK(nlohmann::json::parse(j.dump()).get<FinisherState>() == state);
+  const nlohmann::json j = state.at("m");
+  CHECK(nlohmann::json::parse(j.dump()).get<ModelFinisherState>() == state.at("m"));
 }

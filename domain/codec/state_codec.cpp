@@ -1,0 +1,174 @@
+#include "domain/codec/state_codec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "domain/codec/field_reader.hpp"
+#include "domain/codec/json.hpp"
+#include "domain/codec/tick_input_codec.hpp"
+
+namespace capstan {
+namespace {
+
+using nlohmann::json;
+
+// Sub-states with nlohmann conversions of their own: read through them, with the path
+// of the value in the error.
+template <class T>
+T read_value(const FieldReader& r) {
+  try {
+    return r.json().get<T>();
+  } catch (const json::exception& e) {
+    throw CodecError(r.path() + ": " + e.what());
+  }
+}
+
+template <class T>
+json encode_optional_value(const std::optional<T>& v) {
+  return v ? json(*v) : json();
+}
+
+template <class T>
+std::optional<T> read_optional_value(const FieldReader& r) {
+  if (r.is_null()) return std::nullopt;
+  return read_value<T>(r);
+}
+
+template <class T>
+json encode_by_variant(const std::map<std::string, T>& m) {
+  json out = json::object();
+  for (const auto& [k, v] : m) out[k] = v;
+  return out;
+}
+
+template <class T>
+std::map<std::string, T> read_by_variant(const FieldReader& r) {
+  std::map<std::string, T> out;
+  for (const std::string& k : r.keys()) out.emplace(k, read_value<T>(r.at(k)));
+  return out;
+}
+
+json encode_memory_body(const std::monostate&) { return json::object(); }
+json encode_memory_body(const FixedMemory& m) { return {{"held", m.held}}; }
+json encode_memory_body(const HybridMemory& m) {
+  return {{"forecast", encode_optional_value(m.forecast)},
+          {"recent_demand", m.recent_demand},
+          {"recent_capacity", encode_by_variant(m.recent_capacity)},
+          {"itl_windows", encode_by_variant(m.itl_windows)},
+          {"starting_since", encode_by_variant(m.starting_since)},
+          {"split", m.split}};
+}
+json encode_memory_body(const ErlangMemory& m) { return {{"forecast", encode_optional_value(m.forecast)}}; }
+json encode_memory_body(const TokenSaturationMemory& m) { return {{"capacity", m.capacity}}; }
+template <class S>
+json encode_memory_body(const PerVariantMemory<S>& m) {
+  return {{"variants", encode_by_variant(m.variants)}};
+}
+
+PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
+  if (kind == "none") return std::monostate{};
+  if (kind == "fixed") {
+    FixedMemory m;
+    m.held = read_by_variant<int>(r.at("held"));
+    return m;
+  }
+  if (kind == "hybrid") {
+    HybridMemory m;
+    m.forecast = read_optional_value<TrafficForecastState>(r.at("forecast"));
+    m.recent_demand = read_value<DemandHistory>(r.at("recent_demand"));
+    m.recent_capacity = read_by_variant<std::deque<double>>(r.at("recent_capacity"));
+    m.itl_windows = read_by_variant<std::deque<std::vector<ItlTailPoint>>>(r.at("itl_windows"));
+    m.starting_since = read_by_variant<std::deque<double>>(r.at("starting_since"));
+    m.split = read_value<SplitSizingState>(r.at("split"));
+    return m;
+  }
+  if (kind == "erlang") return ErlangMemory{read_optional_value<HoltState>(r.at("forecast"))};
+  if (kind == "saturation-token") return TokenSaturationMemory{read_value<TokenCapacityState>(r.at("capacity"))};
+  if (kind == "hpa") return HpaMemory{read_by_variant<HpaVariantState>(r.at("variants"))};
+  if (kind == "load") return LoadMemory{read_by_variant<LoadVariantState>(r.at("variants"))};
+  if (kind == "throughput") return ThroughputMemory{read_by_variant<ThroughputVariantState>(r.at("variants"))};
+  r.at("kind").fail("is not a kind of policy memory");
+}
+
+}  // namespace
+
+const char* memory_kind(const PolicyMemory& memory) {
+  static constexpr const char* kKinds[] = {"none", "fixed", "hybrid", "erlang", "saturation-token",
+                                           "hpa", "load", "throughput"};
+  static_assert(std::size(kKinds) == std::variant_size_v<PolicyMemory>);
+  return kKinds[memory.index()];
+}
+
+json encode_variant_memory(const VariantMemory& m) {
+  return {{"tuner", encode_optional_value(m.tuner)}, {"cold_start", encode_optional_value(m.cold_start)}};
+}
+
+VariantMemory read_variant_memory(const FieldReader& r) {
+  VariantMemory m;
+  m.tuner = read_optional_value<TunerState>(r.at("tuner"));
+  m.cold_start = read_optional_value<ColdStartState>(r.at("cold_start"));
+  return m;
+}
+
+json encode_model_state(const ModelState& s) {
+  json policy = std::visit([](const auto& m) { return encode_memory_body(m); }, s.policy);
+  policy["kind"] = memory_kind(s.policy);
+  return {{"finisher", s.finisher}, {"policy", std::move(policy)}};
+}
+
+ModelState read_model_state(const FieldReader& r, const std::string& policy) {
+  ModelState s;
+  s.finisher = read_value<ModelFinisherState>(r.at("finisher"));
+  const FieldReader memory = r.at("policy");
+  const FieldReader kind = memory.at("kind");
+  const std::string k = kind.string();
+  if (k != "none" && k != policy) kind.fail("is not the memory of policy \"" + policy + "\"");
+  s.policy = read_memory(memory, k);
+  return s;
+}
+
+json encode_fleet_memory(const std::string& policy, const FleetMemory& memory) {
+  json variants = json::array();
+  for (const auto& [key, m] : memory.variants) {
+    variants.push_back({{"ns", key.model.ns},
+                        {"model_id", key.model.model_id},
+                        {"variant", key.variant},
+                        {"memory", encode_variant_memory(m)}});
+  }
+  json models = json::array();
+  for (const auto& [key, s] : memory.models) {
+    json m = encode_model_state(s);
+    m["ns"] = key.ns;
+    m["model_id"] = key.model_id;
+    models.push_back(std::move(m));
+  }
+  return {{"schema", kStateSchema},
+          {"policy", policy},
+          {"variants", std::move(variants)},
+          {"models", std::move(models)},
+          {"fleet", json::object()}};
+}
+
+Result<FleetMemory> decode_fleet_memory(const std::string& policy, const json& j) {
+  return decode_with<FleetMemory>(policy + " policy state", [&] {
+    const FieldReader r(j, "");
+    expect_schema(r, kStateSchema);
+    const FieldReader name = r.at("policy");
+    if (name.string() != policy) name.fail("is another policy's state");
+    FleetMemory out;
+    const FieldReader variants = r.at("variants");
+    for (std::size_t i = 0; i < variants.size(); ++i) {
+      const FieldReader v = variants.at(i);
+      VariantKey key{read_model_key(v), v.at("variant").string()};
+      out.variants.emplace(std::move(key), read_variant_memory(v.at("memory")));
+    }
+    const FieldReader models = r.at("models");
+    for (std::size_t i = 0; i < models.size(); ++i) {
+      const FieldReader m = models.at(i);
+      out.models.emplace(read_model_key(m), read_model_state(m, policy));
+    }
+    r.at("fleet").keys();  // an object; FleetState has no fields yet
+    return out;
+  });
+}
+
+}  // namespace capstan

@@ -1,0 +1,40 @@
+// The recorded form of a fleet's states under one policy (domain/tick/tick_state.hpp):
+// what `Policy::save_state` returns, what a snapshot stores and what a restart reads.
+//
+//   {"schema": 1, "policy": "hybrid",
+//    "variants": [{"ns", "model_id", "variant", "memory": {...}}, ...],   key order
+//    "models":   [{"ns", "model_id", "finisher": {...}, "policy": {"kind", ...}}, ...],
+//    "fleet": {}}
+//
+// A model's policy memory is tagged with the policy that keeps it ("none" for one that
+// keeps nothing); a document of another policy, of an unknown schema version or with a
+// malformed field is refused with the field's path, and nothing is half-restored: the
+// decoder builds a whole new value or none.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "domain/core/result.hpp"
+#include "domain/tick/tick_driver.hpp"
+
+namespace capstan {
+
+inline constexpr int kStateSchema = 1;
+
+nlohmann::json encode_fleet_memory(const std::string& policy, const FleetMemory& memory);
+Result<FleetMemory> decode_fleet_memory(const std::string& policy, const nlohmann::json& json);
+
+// The parts, for the daemon's per-actor snapshots.
+nlohmann::json encode_variant_memory(const VariantMemory& memory);
+nlohmann::json encode_model_state(const ModelState& state);
+class FieldReader;
+VariantMemory read_variant_memory(const FieldReader& r);
+// `policy`: the policy whose memory the state must hold (or none).
+ModelState read_model_state(const FieldReader& r, const std::string& policy);
+
+// The name a PolicyMemory alternative is recorded under.
+const char* memory_kind(const PolicyMemory& memory);
+
+}  // namespace capstan

@@ -1,0 +1,50 @@
+#include "domain/tick/tick_driver.hpp"
+
+#include <utility>
+
+namespace capstan {
+
+TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const PolicyConfig& config) {
+  const TickTime time{input.now_s, input.interval_s};
+  TickResult out;
+  std::vector<std::vector<VariantView>> views(input.models.size());
+  for (std::size_t m = 0; m < input.models.size(); ++m) {
+    const ModelTickInput& model = input.models[m];
+    for (const VariantTickInput& v : model.variants) {
+      VariantMemory& slot = memory.variants[VariantKey{model.model, v.state.spec.name}];
+      Learned learned = policy.learn(std::move(slot), model.model, v, config, time);
+      slot = std::move(learned.next);
+      views[m].push_back(std::move(learned.view));
+      for (TickEvent& e : learned.events) out.events.push_back(std::move(e));
+    }
+  }
+  std::vector<ModelProposal> proposals;
+  proposals.reserve(input.models.size());
+  for (std::size_t m = 0; m < input.models.size(); ++m) {
+    const ModelTickInput& model = input.models[m];
+    ModelState& slot = memory.models[model.model];
+    Planned planned = policy.plan(std::move(slot), model, views[m], config, time);
+    slot = std::move(planned.next);
+    proposals.push_back(std::move(planned.proposal));
+    for (TickEvent& e : planned.events) out.events.push_back(std::move(e));
+  }
+  Allocated allocated = policy.allocate(std::move(memory.fleet), proposals, config, time);
+  memory.fleet = std::move(allocated.next);
+  for (TickEvent& e : allocated.events) out.events.push_back(std::move(e));
+
+  std::size_t first = 0;
+  for (const ModelProposal& p : proposals) {
+    const std::size_t n = p.decisions.size();
+    const std::vector<Decision> mine(allocated.decisions.begin() + static_cast<std::ptrdiff_t>(first),
+                                     allocated.decisions.begin() + static_cast<std::ptrdiff_t>(first + n));
+    ModelState& slot = memory.models[p.model];
+    slot = settle(std::move(slot), mine);
+    first += n;
+  }
+  out.decisions = std::move(allocated.decisions);
+  for (const Decision& d : out.decisions) out.events.push_back(DecisionMade{d});
+  out.next = std::move(memory);
+  return out;
+}
+
+}  // namespace capstan

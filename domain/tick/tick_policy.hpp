@@ -1,0 +1,67 @@
+// A scaling policy as three value functions, one per level of the fleet (DESIGN.md "The
+// tick, as data"), each (state, input, config, time) -> (next state, output, events):
+//
+//   learn    per variant: what the variant's own pods teach (EKF parameters, cold start)
+//   plan     per model:   demand, sizing, variant mix, then the finishing stages 1-4
+//                         (metric guard, step limit, P:D band, enforcer): a proposal
+//   allocate the fleet:   what spans models, the GPU budget by priority (stage 5)
+//
+// A policy object holds nothing between ticks: the states are passed in and returned,
+// so the daemon's variant, model and fleet actors each own their part, and a snapshot
+// of them resumes a run bit for bit. The configuration is an argument too, so a reload
+// applies at the next tick. The one driver that runs the three in order is
+// tick_driver.hpp.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "domain/tick/policy_config.hpp"
+#include "domain/tick/tick_events.hpp"
+#include "domain/tick/tick_input.hpp"
+#include "domain/tick/tick_state.hpp"
+
+namespace capstan {
+
+struct Learned {
+  VariantMemory next;
+  VariantView view;
+  std::vector<TickEvent> events;
+};
+
+struct Planned {
+  ModelState next;
+  ModelProposal proposal;
+  std::vector<TickEvent> events;
+};
+
+struct Allocated {
+  FleetState next;
+  std::vector<Decision> decisions;  // one per variant of every proposal, in proposal order
+  std::vector<TickEvent> events;
+};
+
+class TickPolicy {
+ public:
+  virtual ~TickPolicy() = default;
+  virtual std::string name() const = 0;
+
+  // Nothing learned by default: the memory passes through.
+  virtual Learned learn(VariantMemory memory, const ModelKey& model, const VariantTickInput& input,
+                        const PolicyConfig& config, const TickTime& time) const;
+
+  // `variants` holds one view per variant of `input`, in its order.
+  virtual Planned plan(ModelState state, const ModelTickInput& input, std::span<const VariantView> variants,
+                       const PolicyConfig& config, const TickTime& time) const = 0;
+
+  // The GPU budget across models by priority (tick_finisher.hpp, stage 5).
+  virtual Allocated allocate(FleetState state, const std::vector<ModelProposal>& proposals,
+                             const PolicyConfig& config, const TickTime& time) const;
+};
+
+// After the fleet's final word on a model: what its plan must remember of it (the
+// metric guard's last good targets). `decisions` are the model's, in its variant order.
+ModelState settle(ModelState state, const std::vector<Decision>& decisions);
+
+}  // namespace capstan
