@@ -19,6 +19,7 @@
 #include "domain/model/tail_capacity.hpp"
 #include "domain/forecast/predictor_selector.hpp"
 #include "domain/forecast/traffic_forecast.hpp"
+#include "domain/policies/hybrid_reason.hpp"
 #include "domain/policies/role_sizing.hpp"
 
 namespace capstan {
@@ -238,12 +239,8 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
 
   // The decision's latency estimate includes the queueing already observed.
   const double wait_ms = observed_wait_ms(seen.waiting_requests, m.upstream_queue, ready_supply);
-  const std::string why = "demand " + fmt_num(demand) + " req/s (forecast " + fmt_num(ahead.rate_rps) +
-                          " req/s at t+" + fmt_num(std::round(horizon_s)) + " s, observed " + fmt_num(observed_rps) +
-                          " req/s + backlog " + fmt_num(seen.backlog) + ", " + fmt_num(std::round(backlog_ahead)) +
-                          " when new replicas are ready), peak " + fmt_num(peak) + " req/s over the last " +
-                          fmt_num(std::round(keep_s)) + " s, supply " + fmt_num(supply) + " req/s" +
-                          (queued ? ", nothing released while " + fmt_num(seen.backlog) + " requests wait" : "");
+  const HybridDemandFigures why{demand, ahead.rate_rps, horizon_s, observed_rps, seen.backlog, backlog_ahead, peak, keep_s,
+                                supply, queued};
   for (size_t i = 0; i < requests.size(); ++i) {
     if (!sizes[i]) continue;
     events.push_back(CapacitySized{m.model, m.variants[i].state.spec.name, config.slo, "explicit", sizes[i]->model_rps,
@@ -251,21 +248,12 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   }
   for (size_t i = 0; i < requests.size(); ++i) {
     ScalingRequest& r = requests[i];
-    r.reason.text += "; " + why;
+    r.reason.text += "; " + describe(why);
     if (sizes[i]) {
-      r.reason.text += "; lambda* " + fmt_num(sizes[i]->capacity_rps) + " req/s per replica" +
-                       (sizes[i]->tail_bound ? " (tail-bound: P(TTFT > " + fmt_num(config.slo.ttft_ms) +
-                                                   " ms) <= " + fmt_num(config.tail_probability) + ")"
-                                             : "") +
-                       (sizes[i]->itl_sized_ms > 0
-                            ? " (tail-bound: P(ITL > " + fmt_num(config.slo.itl_ms) + " ms) <= " +
-                                  fmt_num(config.tail_probability) + " by the measured spread of requests' ITL, mean ITL sized to " +
-                                  fmt_num(std::round(sizes[i]->itl_sized_ms * 10) / 10) + " ms)"
-                            : "") +
-                       (sizes[i]->served_floor ? " (as served now within the SLO, above the learned model's)" : "") +
-                       ", est. TTFT " +
-                       fmt_num(sizes[i]->predicted_ttft_ms + (std::isfinite(wait_ms) ? wait_ms : 0)) + " ms incl. " +
-                       (std::isfinite(wait_ms) ? fmt_num(wait_ms) + " ms" : "unbounded") + " observed queueing";
+      const ReplicaSizing& z = *sizes[i];
+      r.reason.text += "; " + describe(HybridCapacityFigures{z.capacity_rps, bound_of(z), config.slo.ttft_ms,
+                                                             config.slo.itl_ms, config.tail_probability,
+                                                             z.itl_sized_ms, z.predicted_ttft_ms, wait_ms});
     }
   }
   return requests;

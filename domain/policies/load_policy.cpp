@@ -7,7 +7,7 @@
 #include "domain/core/format.hpp"
 #include "domain/model/iteration_report.hpp"
 #include "domain/stages/metric_guard.hpp"
-#include "domain/policies/policy_memory.hpp"
+#include "domain/policies/replica_bounds.hpp"
 
 namespace capstan {
 namespace {

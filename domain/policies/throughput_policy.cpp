@@ -7,7 +7,7 @@
 #include "domain/core/format.hpp"
 #include "domain/codec/json.hpp"
 #include "domain/stages/metric_guard.hpp"
-#include "domain/policies/policy_memory.hpp"
+#include "domain/policies/replica_bounds.hpp"
 #include "domain/model/queue_model.hpp"
 #include "domain/model/queueing_analyzer.hpp"
 #include "domain/model/sla_sizing.hpp"

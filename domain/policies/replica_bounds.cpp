@@ -1,4 +1,4 @@
-#include "domain/policies/policy_memory.hpp"
+#include "domain/policies/replica_bounds.hpp"
 
 #include <algorithm>
 
