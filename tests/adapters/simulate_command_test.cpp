@@ -3,11 +3,15 @@
 #include <catch2/catch.hpp>
 
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "adapters/run_binary.hpp"
+#include "domain/codec/tick_input_codec.hpp"
+#include "domain/policies/policy.hpp"
 
 using capstan::testing::run_binary;
 
@@ -147,4 +151,32 @@ TEST_CASE("simulate --slo-attainment sets what the oracle sizes each replica for
     INFO(variant);
     CHECK(b["oracle"]["sustainable_rps_per_replica"][variant].get<double>() < rate.get<double>());
   }
+}
+
+TEST_CASE("simulate --record writes each tick's input and decisions, and replaying them decides the same") {
+  const std::string path = tmp(".ticks.jsonl");
+  const auto run = run_binary(base_args() + " --policy hybrid --policy queueing --record " + path);
+  INFO(run.stderr_text);
+  REQUIRE(run.exit_status == 0);
+  const auto lines = lines_of(read_file(path));
+  std::remove(path.c_str());
+  REQUIRE(lines.size() > 10);
+  std::map<std::string, std::unique_ptr<capstan::Policy>> replayed;
+  capstan::PolicyConfig config;
+  config.slo = {2000, 100};
+  config.tail_probability = 0.05;  // simulate's default attainment 0.95
+  config.client_timeout_s = 120;   // the example fleet's
+  std::map<std::string, int> ticks;
+  for (const std::string& line : lines) {
+    auto record = capstan::decode_tick_record(nlohmann::json::parse(line));
+    REQUIRE(record.ok());
+    const auto& r = record.value();
+    ++ticks[r.policy];
+    REQUIRE(r.decisions.size() == 2);  // the example fleet's two variants
+    auto& policy = replayed[r.policy];
+    if (!policy) policy = std::move(capstan::make_policy(r.policy, config)).value();
+    CHECK(policy->tick(r.input) == r.decisions);
+  }
+  CHECK(ticks.size() == 2);
+  CHECK(ticks["hybrid"] == ticks["queueing"]);
 }
