@@ -189,9 +189,9 @@ void from_json(const nlohmann::json& j, TunerState& s) {
   j.at("covariance").get_to(s.covariance);
   j.at("min_params").get_to(s.min_params);
   j.at("max_params").get_to(s.max_params);
-  s.accepted_updates = j.value("accepted_updates", 0L);
-  s.rejected_updates = j.value("rejected_updates", 0L);
-  s.consecutive_rejections = j.value("consecutive_rejections", 0);
+  j.at("accepted_updates").get_to(s.accepted_updates);
+  j.at("rejected_updates").get_to(s.rejected_updates);
+  j.at("consecutive_rejections").get_to(s.consecutive_rejections);
 }
 
 void to_json(nlohmann::json& j, const VariantCapacity& c) {

@@ -1,5 +1,7 @@
 #include "domain/codec/state_codec.hpp"
 
+#include <cmath>
+
 #include <nlohmann/json.hpp>
 
 #include "domain/codec/field_reader.hpp"
@@ -11,12 +13,33 @@ namespace {
 
 using nlohmann::json;
 
-// Sub-states with nlohmann conversions of their own: read through them, with the path
-// of the value in the error.
+// Sub-states are written through nlohmann conversions of their own, which write a
+// non-finite double as null: the encoder turns every non-finite number into the tokens
+// encode_number uses, and the reader turns them back before converting.
+json with_tokens(json j) {
+  if (j.is_number_float() && !std::isfinite(j.get<double>())) return encode_number(j.get<double>());
+  if (j.is_structured()) {
+    for (auto& v : j) v = with_tokens(std::move(v));
+  }
+  return j;
+}
+
+json with_numbers(json j) {
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "nan" || s == "inf" || s == "-inf") return FieldReader(j, "").number();
+  }
+  if (j.is_structured()) {
+    for (auto& v : j) v = with_numbers(std::move(v));
+  }
+  return j;
+}
+
+// A sub-state read through its own conversion, with the path of the value in the error.
 template <class T>
 T read_value(const FieldReader& r) {
   try {
-    return r.json().get<T>();
+    return with_numbers(r.json()).get<T>();
   } catch (const json::exception& e) {
     throw CodecError(r.path() + ": " + e.what());
   }
@@ -99,7 +122,7 @@ const char* memory_kind(const PolicyMemory& memory) {
 }
 
 json encode_variant_memory(const VariantMemory& m) {
-  return {{"tuner", encode_optional_value(m.tuner)}, {"cold_start", encode_optional_value(m.cold_start)}};
+  return with_tokens({{"tuner", encode_optional_value(m.tuner)}, {"cold_start", encode_optional_value(m.cold_start)}});
 }
 
 VariantMemory read_variant_memory(const FieldReader& r) {
@@ -112,7 +135,7 @@ VariantMemory read_variant_memory(const FieldReader& r) {
 json encode_model_state(const ModelState& s) {
   json policy = std::visit([](const auto& m) { return encode_memory_body(m); }, s.policy);
   policy["kind"] = memory_kind(s.policy);
-  return {{"finisher", s.finisher}, {"policy", std::move(policy)}};
+  return with_tokens({{"finisher", s.finisher}, {"policy", std::move(policy)}});
 }
 
 ModelState read_model_state(const FieldReader& r, const std::string& policy) {

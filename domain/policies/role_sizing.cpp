@@ -58,7 +58,7 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
     const VariantState& v = m.variants[i].state;
     if (v.spec.role != role) continue;
     plan.variants.push_back(i);
-    const std::string key = variant_id_key(m.model, v.spec.name);
+    const std::string& key = v.spec.name;
     const RegressionState& r = state.regressions[key];
     plan.fit_samples = std::max(plan.fit_samples, static_cast<int>(r.samples.size()));
     double cap = 0;
@@ -87,7 +87,7 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
   const double backlog_ahead = projected.backlog_ahead;
   const double demand = projected.demand_rps;
   const double keep_s = config.scale_down_cooldown_s;
-  const double peak = peak_demand(state.recent_demand[model_id_key(m.model) + "/" + to_string(role)], tick.now_s,
+  const double peak = peak_demand(state.recent_demand[to_string(role)], tick.now_s,
                                   tick.observed_rps, demand, tick.usable, keep_s);
 
   plan.signal.demand = demand;
@@ -170,12 +170,11 @@ RoleBacklog role_backlog(const ModelTickInput& m, Role role, double max_age_s) {
 std::vector<ScalingRequest> plan_split_model(const ModelTickInput& m, const SplitTick& tick,
                                              const PolicyConfig& config, SplitSizingState& state) {
   for (const VariantTickInput& v : m.variants) {
-    RegressionState& r = state.regressions[variant_id_key(m.model, v.state.spec.name)];
+    RegressionState& r = state.regressions[v.state.spec.name];
     r = fold_forward_passes(std::move(r), v);
   }
-  const std::string mkey = model_id_key(m.model);
-  if (auto shape = split_request_shape(m, max_sample_age_s(tick.interval_s))) state.last_shape[mkey] = *shape;
-  const TrafficSample shape = state.last_shape.count(mkey) ? state.last_shape[mkey] : TrafficSample{};
+  if (auto shape = split_request_shape(m, max_sample_age_s(tick.interval_s))) state.last_shape = *shape;
+  const TrafficSample shape = state.last_shape.value_or(TrafficSample{});
 
   std::vector<ScalingRequest> out(m.variants.size());
   for (Role role : {Role::kPrefill, Role::kDecode}) {
@@ -211,22 +210,21 @@ std::vector<ScalingRequest> plan_split_model(const ModelTickInput& m, const Spli
 }
 
 void to_json(nlohmann::json& j, const SplitSizingState& s) {
-  nlohmann::json shapes = nlohmann::json::object();
-  for (const auto& [k, t] : s.last_shape)
-    shapes[k] = nlohmann::json::array({t.rate_rps, t.avg_input_tokens, t.avg_output_tokens});
+  const auto& t = s.last_shape;
   j = {{"regressions", s.regressions},
        {"recent_capacity_rps", s.recent_capacity_rps},
        {"recent_demand", s.recent_demand},
-       {"last_shape", shapes}};
+       {"last_shape", t ? nlohmann::json::array({t->rate_rps, t->avg_input_tokens, t->avg_output_tokens})
+                        : nlohmann::json()}};
 }
 
 void from_json(const nlohmann::json& j, SplitSizingState& s) {
   s.regressions = j.at("regressions").get<std::map<std::string, RegressionState>>();
   s.recent_capacity_rps = j.at("recent_capacity_rps").get<std::map<std::string, std::deque<double>>>();
   s.recent_demand = j.at("recent_demand").get<std::map<std::string, DemandHistory>>();
-  s.last_shape.clear();
-  for (const auto& [k, v] : j.at("last_shape").items())
-    s.last_shape[k] = {v.at(0).get<double>(), v.at(1).get<double>(), v.at(2).get<double>()};
+  const auto& v = j.at("last_shape");
+  s.last_shape.reset();
+  if (!v.is_null()) s.last_shape = TrafficSample{v.at(0).get<double>(), v.at(1).get<double>(), v.at(2).get<double>()};
 }
 
 }  // namespace capstan

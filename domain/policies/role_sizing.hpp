@@ -67,13 +67,13 @@ struct RoleBacklog {
 };
 RoleBacklog role_backlog(const ModelTickInput& model, Role role, double max_sample_age_s);
 
-// What outlives a tick, for every split model a policy sizes.
+// What outlives a tick of one split model.
 struct SplitSizingState {
-  std::map<std::string, RegressionState> regressions;           // by variant key
-  std::map<std::string, std::deque<double>> recent_capacity_rps;  // by variant key, newest last
-  // (time, demand) per "<model key>/<role>", over the scale-down cooldown.
+  std::map<std::string, RegressionState> regressions;           // by variant
+  std::map<std::string, std::deque<double>> recent_capacity_rps;  // by variant, newest last
+  // (time, demand) per role ("prefill", "decode"), over the scale-down cooldown.
   std::map<std::string, DemandHistory> recent_demand;
-  std::map<std::string, TrafficSample> last_shape;               // by model key
+  std::optional<TrafficSample> last_shape;  // the last request shape seen
 };
 
 void to_json(nlohmann::json& j, const SplitSizingState& s);

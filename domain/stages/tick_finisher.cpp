@@ -182,9 +182,6 @@ void note_changes(const ModelKey& model, Stage stage, const std::vector<int>& be
 
 }  // namespace
 
-std::string model_id_key(const ModelKey& m) { return m.ns + "/" + m.model_id; }
-std::string variant_id_key(const ModelKey& m, const std::string& v) { return model_id_key(m) + "/" + v; }
-
 ModelProposal finish_model(const ModelRequests& mr, const PolicyConfig& config, const TickTime& time,
                            ModelFinisherState& state, std::vector<TickEvent>& events, const FinishOptions& options) {
   ModelWork w;

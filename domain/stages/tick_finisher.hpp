@@ -39,7 +39,6 @@
 #pragma once
 
 #include <deque>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -120,8 +119,5 @@ struct VariantWish {
   ScalingRequest request;
   std::optional<std::string> unusable;  // as ModelRequests::unusable
 };
-
-std::string model_id_key(const ModelKey& model);
-std::string variant_id_key(const ModelKey& model, const std::string& variant);
 
 }  // namespace capstan
