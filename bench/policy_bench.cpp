@@ -1,7 +1,16 @@
-// Per-variant cost of one tick of every registered policy (issue 4 target: under 50 us
-// per variant). A model with two variants of three pods each whose metrics follow the
-// queue model; each policy first runs 40 warm-up ticks so its learners are in steady
-// state, then the timed ticks continue the same series. Run: build/bench/policy_bench
+// Per-variant cost of one tick of every registered policy (issues 4 and 19 target: at
+// most 50 us per variant), on two sets of inputs:
+// - synthetic: a model with two variants of three pods each whose metrics follow the
+//   queue model; each policy first runs 40 warm-up ticks so its learners are in steady
+//   state, then the timed ticks continue the same series;
+// - realistic pods: the inputs the simulator recorded while the example fleet served a
+//   trace (recorded_fleet.hpp; 1-8 pods per variant with per-request ITL histograms).
+//   Every policy replays the whole run several times from a fresh state; the ticks
+//   after the first 20 (when hybrid's ITL evidence holds its full 20 windows) are timed
+//   one by one, and the median and 90th percentile per variant are printed.
+// Run: build/bench/policy_bench [TRACE]  (default: ops/examples/azure_code_15min.csv)
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -9,6 +18,7 @@
 
 #include "domain/model/ekf_tuner.hpp"
 #include "domain/policies/policy.hpp"
+#include "recorded_fleet.hpp"
 #include "timer.hpp"
 
 using namespace capstan;
@@ -61,9 +71,55 @@ TickInput tick_at(int t) {
   return in;
 }
 
+// Per-variant microseconds of each tick after `warm_up`, over `runs` replays of `inputs`
+// from a fresh state.
+std::vector<double> replayed_us_per_variant(const PolicyInfo& info, const PolicyConfig& config,
+                                            const std::vector<TickInput>& inputs, std::size_t warm_up, int runs) {
+  std::vector<double> out;
+  for (int run = 0; run < runs; ++run) {
+    DrivenPolicy policy(info.make(), config);
+    for (std::size_t t = 0; t < inputs.size(); ++t) {
+      const auto t0 = std::chrono::steady_clock::now();
+      bench::keep(policy.tick(inputs[t]));
+      const double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+      const std::size_t variants = bench::variant_count(inputs[t]);
+      if (t >= warm_up && variants > 0) out.push_back(us / static_cast<double>(variants));
+    }
+  }
+  return out;
+}
+
+double percentile(std::vector<double> values, double q) {
+  if (values.empty()) return std::nan("");
+  const auto k = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1));
+  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+  return values[k];
+}
+
+void realistic_pods(const std::string& trace) {
+  const std::vector<TickInput> inputs = bench::simulated_ticks(trace);
+  if (inputs.empty()) return;
+  std::size_t pods = 0, variants = 0;
+  for (const TickInput& in : inputs)
+    for (const ModelTickInput& m : in.models)
+      for (const VariantTickInput& v : m.variants) {
+        pods += v.state.pods.size();
+        ++variants;
+      }
+  std::printf("\nrealistic pods: %zu recorded ticks, %.1f pods per variant on average; ticks after the 20th timed\n",
+              inputs.size(), static_cast<double>(pods) / static_cast<double>(variants));
+  PolicyConfig config;
+  config.slo = {2000, 100};
+  std::printf("%-18s %12s %12s   (us per variant; target <= 50)\n", "policy", "median", "p90");
+  for (const PolicyInfo& info : registered_policies()) {
+    const std::vector<double> us = replayed_us_per_variant(info, config, inputs, 20, 5);
+    std::printf("%-18s %12.1f %12.1f\n", info.name.c_str(), percentile(us, 0.5), percentile(us, 0.9));
+  }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   std::vector<TickInput> inputs;
   for (int t = 0; t < 240; ++t) inputs.push_back(tick_at(t));
   PolicyConfig config;
@@ -82,5 +138,6 @@ int main() {
         20);
     std::printf("%-12s %18.1f\n", info.name.c_str(), ns / 1000 / 2);
   }
+  realistic_pods(argc > 1 ? argv[1] : "");
   return 0;
 }

@@ -1,6 +1,7 @@
 #include "domain/codec/state_codec.hpp"
 
 #include <cmath>
+#include <cstdint>
 
 #include <nlohmann/json.hpp>
 
@@ -70,13 +71,71 @@ std::map<std::string, T> read_by_variant(const FieldReader& r) {
   return out;
 }
 
+// A count of requests: an integer where it is one (MessagePack then stores most in one
+// to three bytes instead of nine).
+json encode_count(double v) {
+  if (v == std::floor(v) && std::abs(v) < 0x1p53) return static_cast<std::int64_t>(v);
+  return encode_number(v);
+}
+
+// A variant's ITL evidence (itl_tail.hpp), compactly:
+//   {"upper_bounds_ms": [...], "start": null | [a, b],
+//    "windows": [[d1_ms, model_itl_ms, requests, zeros, [below...]], ...]}
+// A window's requests at or below each bound: `zeros` leading bounds with none, then
+// the listed counts, then every request at each bound left.
+json encode_itl_evidence(const ItlEvidence& e) {
+  json windows = json::array();
+  for (const ItlWindow& w : e.windows) {
+    std::size_t first = 0, end = w.below.size();
+    while (first < end && w.below[first] == 0) ++first;
+    while (end > first && w.below[end - 1] == w.requests) --end;
+    json below = json::array();
+    for (std::size_t i = first; i < end; ++i) below.push_back(encode_count(w.below[i]));
+    windows.push_back({encode_number(w.d1_ms), encode_number(w.model_itl_ms), encode_count(w.requests), first,
+                       std::move(below)});
+  }
+  return {{"upper_bounds_ms", encode_numbers(e.upper_bounds_ms)},
+          {"start", e.start ? json{encode_number(e.start->a), encode_number(e.start->b)} : json()},
+          {"windows", std::move(windows)}};
+}
+
+ItlEvidence read_itl_evidence(const FieldReader& r) {
+  ItlEvidence e;
+  e.upper_bounds_ms = r.at("upper_bounds_ms").numbers();
+  if (const FieldReader start = r.at("start"); !start.is_null()) {
+    if (start.size() != 2) start.fail("must be [a, b]");
+    e.start = ProbitCoefficients{start.at(std::size_t{0}).number(), start.at(std::size_t{1}).number()};
+  }
+  const FieldReader windows = r.at("windows");
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    const FieldReader w = windows.at(i);
+    if (w.size() != 5) w.fail("must be [d1_ms, model_itl_ms, requests, zeros, [below...]]");
+    const double requests = w.at(std::size_t{2}).number();
+    const FieldReader zeros = w.at(std::size_t{3});
+    const std::vector<double> listed = w.at(std::size_t{4}).numbers();
+    const auto leading = static_cast<std::size_t>(zeros.unsigned64());
+    if (leading + listed.size() > e.upper_bounds_ms.size()) zeros.fail("and the counts listed exceed the bounds");
+    std::vector<double> below(leading, 0.0);
+    below.insert(below.end(), listed.begin(), listed.end());
+    below.resize(e.upper_bounds_ms.size(), requests);
+    e.windows.push_back(make_itl_window(e.upper_bounds_ms, w.at(std::size_t{0}).number(), w.at(std::size_t{1}).number(),
+                                        requests, std::move(below)));
+  }
+  return e;
+}
+
 json encode_memory_body(const std::monostate&) { return json::object(); }
+json encoded_itl_windows(const std::map<std::string, ItlEvidence>& m) {
+  json out = json::object();
+  for (const auto& [k, v] : m) out[k] = encode_itl_evidence(v);
+  return out;
+}
 json encode_memory_body(const FixedMemory& m) { return {{"held", m.held}}; }
 json encode_memory_body(const HybridMemory& m) {
   return {{"forecast", encode_optional_value(m.forecast)},
           {"recent_demand", m.recent_demand},
           {"recent_capacity", encode_by_variant(m.recent_capacity)},
-          {"itl_windows", encode_by_variant(m.itl_windows)},
+          {"itl_windows", encoded_itl_windows(m.itl_windows)},
           {"starting_since", encode_by_variant(m.starting_since)},
           {"split", m.split}};
 }
@@ -99,7 +158,8 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
     m.forecast = read_optional_value<TrafficForecastState>(r.at("forecast"));
     m.recent_demand = read_value<DemandHistory>(r.at("recent_demand"));
     m.recent_capacity = read_by_variant<std::deque<double>>(r.at("recent_capacity"));
-    m.itl_windows = read_by_variant<std::deque<std::vector<ItlTailPoint>>>(r.at("itl_windows"));
+    const FieldReader itl = r.at("itl_windows");
+    for (const std::string& k : itl.keys()) m.itl_windows.emplace(k, read_itl_evidence(itl.at(k)));
     m.starting_since = read_by_variant<std::deque<double>>(r.at("starting_since"));
     m.split = read_value<SplitSizingState>(r.at("split"));
     return m;

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
+#include <span>
 #include <stdexcept>
+#include <utility>
 
 namespace capstan {
 namespace {
@@ -15,16 +18,148 @@ double normal_pdf(double x) { return std::exp(-0.5 * x * x) / std::sqrt(2 * std:
 
 constexpr double kTiny = 1e-300;
 constexpr double kMinScale = 0.005, kMaxScale = 3;
+constexpr ProbitCoefficients kColdStart{0, 1 / 0.3};  // scale 0.3 at location 0
+// Beyond this |a + b position| a point with all its requests on the near side of its
+// bound adds under 1e-17 of a request's worth to every sum: below what a double holds.
+constexpr double kFarTail = 9;
 
-// P(ITL <= bound) = Phi(a + b x); b = 1 / scale, a = -location / scale.
-double log_likelihood(const std::vector<ItlTailPoint>& points, double a, double b) {
-  double sum = 0;
+using Windows = std::vector<std::span<const ItlTailPoint>>;
+
+// A window's share of the log-likelihood of P(ITL <= bound) = Phi(a + b x), with its
+// gradient and observed information (the Hessian negated: the log-likelihood of a
+// probit is concave, so it is positive definite).
+ItlFitTerms terms_of(std::span<const ItlTailPoint> points, ProbitCoefficients at) {
+  ItlFitTerms t;
   for (const ItlTailPoint& p : points) {
-    const double eta = a + b * p.position;
-    sum += p.below * std::log(std::max(normal_cdf(eta), kTiny)) +
-           (p.total - p.below) * std::log(std::max(normal_sf(eta), kTiny));
+    if (!(p.total > 0)) continue;
+    const double eta = at.a + at.b * p.position;
+    const double above = p.total - p.below;
+    if ((above == 0 && eta > kFarTail) || (p.below == 0 && eta < -kFarTail)) continue;
+    const double cdf = std::max(normal_cdf(eta), kTiny), sf = std::max(normal_sf(eta), kTiny);
+    const double pdf = normal_pdf(eta);
+    const double below_ratio = pdf / cdf, above_ratio = pdf / sf;
+    // A side without requests adds nothing: skipping it saves a log.
+    t.log_likelihood += (p.below > 0 ? p.below * std::log(cdf) : 0.0) + (above > 0 ? above * std::log(sf) : 0.0);
+    const double g = p.below * below_ratio - above * above_ratio;
+    const double w = p.below * below_ratio * (below_ratio + eta) + above * above_ratio * (above_ratio - eta);
+    t.grad_a += g;
+    t.grad_b += g * p.position;
+    t.info_aa += w;
+    t.info_ab += w * p.position;
+    t.info_bb += w * p.position * p.position;
   }
-  return sum;
+  return t;
+}
+
+std::vector<ItlFitTerms> terms_of(const Windows& windows, ProbitCoefficients at) {
+  std::vector<ItlFitTerms> out;
+  out.reserve(windows.size());
+  for (const auto& w : windows) out.push_back(terms_of(w, at));
+  return out;
+}
+
+ItlFitTerms summed(const std::vector<ItlFitTerms>& terms) {
+  ItlFitTerms s;
+  for (const ItlFitTerms& t : terms) {
+    s.log_likelihood += t.log_likelihood;
+    s.grad_a += t.grad_a;
+    s.grad_b += t.grad_b;
+    s.info_aa += t.info_aa;
+    s.info_ab += t.info_ab;
+    s.info_bb += t.info_bb;
+  }
+  return s;
+}
+
+struct Ascent {
+  std::optional<ProbitCoefficients> optimum;  // none: a singular information matrix
+  bool converged = false;
+  ProbitCoefficients evaluated;     // the last point the terms were evaluated at
+  std::vector<ItlFitTerms> terms;   // per window, there
+};
+
+// Newton's method from `start` (with each window's terms there), halving a step that
+// lowers the likelihood. A step within the tolerance is taken without evaluating where
+// it lands: `evaluated` is then the point before it.
+Ascent ascend(const Windows& windows, ProbitCoefficients start, std::vector<ItlFitTerms> terms) {
+  Ascent out{start, false, start, std::move(terms)};
+  ItlFitTerms total = summed(out.terms);
+  ProbitCoefficients& at = out.evaluated;
+  for (int iter = 0; iter < 100; ++iter) {
+    const double det = total.info_aa * total.info_bb - total.info_ab * total.info_ab;
+    if (!(std::abs(det) > 1e-12)) {
+      out.optimum.reset();
+      return out;
+    }
+    double da = (total.info_bb * total.grad_a - total.info_ab * total.grad_b) / det;
+    double db = (total.info_aa * total.grad_b - total.info_ab * total.grad_a) / det;
+    const auto within_tolerance = [&](double a, double b) {
+      return std::abs(da) < 1e-9 * (1 + std::abs(a)) && std::abs(db) < 1e-9 * (1 + std::abs(b));
+    };
+    if (at.b + db > 0 && within_tolerance(at.a + da, at.b + db)) {
+      out.optimum = ProbitCoefficients{at.a + da, at.b + db};
+      out.converged = true;
+      return out;
+    }
+    std::vector<ItlFitTerms> next;
+    ItlFitTerms next_total;
+    for (int half = 0; half < 30; ++half) {
+      if (at.b + db > 0) {
+        next = terms_of(windows, {at.a + da, at.b + db});
+        next_total = summed(next);
+        if (next_total.log_likelihood >= total.log_likelihood - 1e-12) break;
+      }
+      da /= 2;
+      db /= 2;
+    }
+    if (!(at.b + db > 0) || next.empty() || next_total.log_likelihood < total.log_likelihood - 1e-12) {
+      out.optimum = at;
+      return out;
+    }
+    at = {at.a + da, at.b + db};
+    out.terms = std::move(next);
+    total = next_total;
+    out.optimum = at;
+    if (within_tolerance(at.a, at.b)) {
+      out.converged = true;
+      return out;
+    }
+  }
+  return out;
+}
+
+// The spread at the optimum, if it is one a window of requests can have.
+std::optional<ItlSpread> spread_at(const std::optional<ProbitCoefficients>& optimum, double requests) {
+  if (!optimum) return std::nullopt;
+  const double scale = 1 / optimum->b;
+  if (!(scale >= kMinScale && scale <= kMaxScale) || !std::isfinite(optimum->a)) return std::nullopt;
+  return ItlSpread{-optimum->a * scale, scale, requests};
+}
+
+// The requests over the windows and whether some bound has requests on both sides.
+std::pair<double, bool> evidence_of(const Windows& windows) {
+  double requests = 0;
+  bool split = false;
+  for (const auto& w : windows) {
+    if (w.empty()) continue;
+    requests += w.front().total;
+    for (const ItlTailPoint& p : w) split = split || (p.total > 0 && p.below > 0 && p.below < p.total);
+  }
+  return {requests, split};
+}
+
+std::vector<ItlTailPoint> points_of(const std::vector<double>& upper_bounds_ms, const std::vector<double>& cumulative,
+                                    double count, double d1_ms, double model_itl_ms) {
+  std::vector<ItlTailPoint> out;
+  const double load_ms = model_itl_ms - d1_ms;
+  if (!(count > 0) || !(load_ms >= 1) || !std::isfinite(load_ms) || !std::isfinite(count)) return out;
+  const std::size_t n = std::min(upper_bounds_ms.size(), cumulative.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const double bound = upper_bounds_ms[i];
+    if (!(bound > d1_ms) || !std::isfinite(bound) || !std::isfinite(cumulative[i])) continue;
+    out.push_back({std::log((bound - d1_ms) / load_ms), std::clamp(cumulative[i], 0.0, count), count});
+  }
+  return out;
 }
 
 }  // namespace
@@ -58,72 +193,63 @@ std::optional<ServedItl> served_request_itl(const VariantState& variant, double 
 }
 
 std::vector<ItlTailPoint> itl_tail_points(const WindowHistogram& window, double d1_ms, double model_itl_ms) {
-  std::vector<ItlTailPoint> out;
-  const double load_ms = model_itl_ms - d1_ms;
-  if (window.empty() || !(load_ms >= 1) || !std::isfinite(load_ms) || !std::isfinite(window.count)) return out;
-  const std::size_t n = std::min(window.upper_bounds_ms.size(), window.cumulative.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const double bound = window.upper_bounds_ms[i];
-    if (!(bound > d1_ms) || !std::isfinite(bound) || !std::isfinite(window.cumulative[i])) continue;
-    out.push_back({std::log((bound - d1_ms) / load_ms), std::clamp(window.cumulative[i], 0.0, window.count),
-                   window.count});
+  return points_of(window.upper_bounds_ms, window.cumulative, window.count, d1_ms, model_itl_ms);
+}
+
+ItlWindow make_itl_window(const std::vector<double>& upper_bounds_ms, double d1_ms, double model_itl_ms,
+                          double requests, std::vector<double> below) {
+  ItlWindow w{d1_ms, model_itl_ms, requests, std::move(below), {}, std::nullopt};
+  w.points = points_of(upper_bounds_ms, w.below, requests, d1_ms, model_itl_ms);
+  return w;
+}
+
+void add_itl_window(ItlEvidence& evidence, const WindowHistogram& window, double d1_ms, double model_itl_ms,
+                    std::size_t max_windows) {
+  std::vector<double> below(window.upper_bounds_ms.size(), std::numeric_limits<double>::quiet_NaN());
+  for (std::size_t i = 0; i < below.size() && i < window.cumulative.size(); ++i) {
+    if (std::isfinite(window.cumulative[i])) below[i] = std::clamp(window.cumulative[i], 0.0, window.count);
   }
-  return out;
+  ItlWindow w = make_itl_window(window.upper_bounds_ms, d1_ms, model_itl_ms, window.count, std::move(below));
+  if (w.points.empty()) return;
+  if (window.upper_bounds_ms != evidence.upper_bounds_ms) {
+    evidence.windows.clear();
+    evidence.upper_bounds_ms = window.upper_bounds_ms;
+  }
+  evidence.windows.push_back(std::move(w));
+  while (evidence.windows.size() > max_windows) evidence.windows.pop_front();
 }
 
 std::optional<ItlSpread> fit_itl_spread(const std::vector<std::vector<ItlTailPoint>>& windows) {
-  std::vector<ItlTailPoint> points;
-  double requests = 0;
-  bool split = false;  // some bound has requests on both sides
-  for (const auto& w : windows) {
-    if (w.empty()) continue;
-    requests += w.front().total;
-    for (const ItlTailPoint& p : w) {
-      if (!(p.total > 0)) continue;
-      points.push_back(p);
-      split = split || (p.below > 0 && p.below < p.total);
-    }
-  }
+  const Windows spans(windows.begin(), windows.end());
+  const auto [requests, split] = evidence_of(spans);
   if (requests < kMinSpreadRequests || !split) return std::nullopt;
+  return spread_at(ascend(spans, kColdStart, terms_of(spans, kColdStart)).optimum, requests);
+}
 
-  // Fisher scoring from scale 0.3 at location 0, halving a step that lowers the
-  // likelihood.
-  double a = 0, b = 1 / 0.3;
-  double ll = log_likelihood(points, a, b);
-  for (int iter = 0; iter < 100; ++iter) {
-    double g0 = 0, g1 = 0, i00 = 0, i01 = 0, i11 = 0;
-    for (const ItlTailPoint& p : points) {
-      const double eta = a + b * p.position;
-      const double cdf = std::max(normal_cdf(eta), kTiny), sf = std::max(normal_sf(eta), kTiny);
-      const double pdf = normal_pdf(eta);
-      const double g = p.below * pdf / cdf - (p.total - p.below) * pdf / sf;
-      const double w = p.total * pdf * pdf / (cdf * sf);
-      g0 += g;
-      g1 += g * p.position;
-      i00 += w;
-      i01 += w * p.position;
-      i11 += w * p.position * p.position;
-    }
-    const double det = i00 * i11 - i01 * i01;
-    if (!(std::abs(det) > 1e-12)) return std::nullopt;
-    double da = (i11 * g0 - i01 * g1) / det, db = (i00 * g1 - i01 * g0) / det;
-    double next = ll;
-    for (int half = 0; half < 30; ++half) {
-      next = log_likelihood(points, a + da, b + db);
-      if (b + db > 0 && next >= ll - 1e-12) break;
-      da /= 2;
-      db /= 2;
-    }
-    if (!(b + db > 0) || next < ll - 1e-12) break;
-    a += da;
-    b += db;
-    const bool converged = std::abs(da) < 1e-9 * (1 + std::abs(a)) && std::abs(db) < 1e-9 * (1 + std::abs(b));
-    ll = next;
-    if (converged) break;
+std::optional<ItlSpread> refit_itl_spread(ItlEvidence& evidence) {
+  Windows spans;
+  for (const ItlWindow& w : evidence.windows) spans.emplace_back(w.points);
+  const auto [requests, split] = evidence_of(spans);
+  if (requests < kMinSpreadRequests || !split) return std::nullopt;
+  std::optional<Ascent> ascent;
+  if (evidence.start) {
+    std::vector<ItlFitTerms> terms;
+    for (const ItlWindow& w : evidence.windows) terms.push_back(w.terms_at_start ? *w.terms_at_start : terms_of(w.points, *evidence.start));
+    ascent = ascend(spans, *evidence.start, std::move(terms));
+    // A start the optimum cannot be reached from is left for the fit from scratch,
+    // whose answer it then is, as before warm starts.
+    if (!ascent->converged) ascent.reset();
   }
-  const double scale = 1 / b;
-  if (!(scale >= kMinScale && scale <= kMaxScale) || !std::isfinite(a)) return std::nullopt;
-  return ItlSpread{-a * scale, scale, requests};
+  if (!ascent) ascent = ascend(spans, kColdStart, terms_of(spans, kColdStart));
+  auto spread = spread_at(ascent->optimum, requests);
+  if (spread) {
+    evidence.start = ascent->evaluated;
+    for (std::size_t i = 0; i < evidence.windows.size(); ++i) evidence.windows[i].terms_at_start = ascent->terms[i];
+  } else {
+    evidence.start.reset();
+    for (ItlWindow& w : evidence.windows) w.terms_at_start.reset();
+  }
+  return spread;
 }
 
 double normal_upper_quantile(double p) {

@@ -17,8 +17,15 @@
 //
 // Then P(ITL > target) <= p while m(lambda) <= d1 + (target - d1) e^-(location + z_p scale):
 // the queue model is sized against that mean ITL instead of the target.
+//
+// `hybrid` refits every tick over its last 20 windows (ItlEvidence). The log-likelihood
+// is concave in (a, b) = (-location / scale, 1 / scale), so its optimum is unique and any
+// start reaches it: a refit starts where the previous one ended, with each window's
+// share of the likelihood there remembered, and takes a Newton step or two instead of a
+// dozen from scratch (issue 19).
 #pragma once
 
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -66,6 +73,58 @@ struct ItlSpread {
   bool operator==(const ItlSpread&) const = default;
 };
 
+// One window's share of the log-likelihood at one (a, b), with its gradient and its
+// Hessian (negated: the observed information).
+struct ItlFitTerms {
+  double log_likelihood = 0;
+  double grad_a = 0, grad_b = 0;
+  double info_aa = 0, info_ab = 0, info_bb = 0;
+
+  bool operator==(const ItlFitTerms&) const = default;
+};
+
+// The probit's coefficients, P(ITL <= bound) = Phi(a + b position): a = -location / scale,
+// b = 1 / scale. Kept as such so that a refit starts exactly where the last one was.
+struct ProbitCoefficients {
+  double a = 0;
+  double b = 0;
+
+  bool operator==(const ProbitCoefficients&) const = default;
+};
+
+// One window of evidence as kept between ticks: the requests at or below each of the
+// histogram's bounds (ItlEvidence::upper_bounds_ms), with the model's d1 and mean ITL
+// it was read against. That is all the fit needs; the points follow from it.
+struct ItlWindow {
+  double d1_ms = 0;
+  double model_itl_ms = 0;
+  double requests = 0;
+  std::vector<double> below;  // per bound, in [0, requests]; NaN where not finite (no point)
+
+  // Derived, never saved: the window's points (itl_tail_points), and its terms at
+  // ItlEvidence::start when known.
+  std::vector<ItlTailPoint> points;
+  std::optional<ItlFitTerms> terms_at_start;
+};
+
+// A variant's recent windows, oldest first, all with the same histogram bounds, and
+// where the next fit starts.
+struct ItlEvidence {
+  std::vector<double> upper_bounds_ms;
+  std::deque<ItlWindow> windows;
+  std::optional<ProbitCoefficients> start;  // none: from scale 0.3 at location 0
+};
+
+// A window from what is kept of it, its points derived as itl_tail_points does.
+ItlWindow make_itl_window(const std::vector<double>& upper_bounds_ms, double d1_ms, double model_itl_ms,
+                          double requests, std::vector<double> below);
+
+// Adds this window's histogram, read against the model as itl_tail_points, as the
+// newest window, keeping at most `max_windows`; nothing when it gives no point. A
+// histogram with other bounds than the kept windows' starts the evidence over.
+void add_itl_window(ItlEvidence& evidence, const WindowHistogram& window, double d1_ms, double model_itl_ms,
+                    std::size_t max_windows);
+
 // Requests, summed over the windows fitted, below which nothing is fitted.
 inline constexpr double kMinSpreadRequests = 200;
 
@@ -74,6 +133,10 @@ inline constexpr double kMinSpreadRequests = 200;
 // requests on both sides of its bound, or a fit that does not converge to a scale in
 // [0.005, 3].
 std::optional<ItlSpread> fit_itl_spread(const std::vector<std::vector<ItlTailPoint>>& windows);
+
+// The same fit over the evidence's windows, from evidence.start: updates the start (and
+// each window's terms there) for the next refit, or clears it when nothing fits.
+std::optional<ItlSpread> refit_itl_spread(ItlEvidence& evidence);
 
 // z with P(Z > z) = p for a standard normal Z, p in (0, 1).
 double normal_upper_quantile(double p);

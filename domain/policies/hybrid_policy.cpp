@@ -87,17 +87,17 @@ std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const Var
   return s;
 }
 
-// This window's per-request ITL evidence of a variant, against its learned model at
-// the rate its replicas served; nothing when there is none.
-std::vector<ItlTailPoint> itl_evidence(const ServiceParams& params, const VariantState& v,
-                                       const TrafficSample& traffic, double max_sample_age_s) {
+// This window's per-request ITL evidence of a variant, read against its learned model
+// at the rate its replicas served, added to its recent windows (made at its first).
+void add_itl_evidence(std::map<std::string, ItlEvidence>& evidence, const ServiceParams& params,
+                      const VariantState& v, const TrafficSample& traffic, double max_sample_age_s) {
   const auto served = served_request_itl(v, max_sample_age_s, TunerConfig{}.transient_delay_s);
-  if (!served) return {};
+  if (!served) return;
   auto qa = variant_queue(params, v.spec, traffic);
-  if (!qa) return {};
+  if (!qa) return;
   auto m = qa->analyze(served->rate_per_replica_rps);
-  if (!m) return {};
-  return itl_tail_points(served->requests, qa->decode_time_ms(1), m->itl_ms);
+  if (!m) return;
+  add_itl_window(evidence[v.spec.name], served->requests, qa->decode_time_ms(1), m->itl_ms, kItlWindows);
 }
 
 // Started replicas, oldest first: one seen starting for the first time was asked for
@@ -164,16 +164,9 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     const std::optional<TunerState>& tuner = views[i].learned.tuner;
     std::optional<ItlSpread> spread;
     if (tuner && seen.has_token_lengths && seen.usable) {
-      auto points = itl_evidence(tuner->params, v.state, seen.now, max_sample_age_s(interval_s));
-      if (!points.empty()) {
-        auto& windows = memory.itl_windows[key];
-        windows.push_back(std::move(points));
-        while (windows.size() > kItlWindows) windows.pop_front();
-      }
+      add_itl_evidence(memory.itl_windows, tuner->params, v.state, seen.now, max_sample_age_s(interval_s));
     }
-    if (auto w = memory.itl_windows.find(key); w != memory.itl_windows.end()) {
-      spread = fit_itl_spread({w->second.begin(), w->second.end()});
-    }
+    if (auto w = memory.itl_windows.find(key); w != memory.itl_windows.end()) spread = refit_itl_spread(w->second);
     if (tuner && shape.avg_input_tokens > 0) {
       s = size_variant(tuner->params, v.state.spec, shape, config.slo, config.tail_probability, spread);
     }

@@ -43,10 +43,10 @@ struct HybridMemory {
   // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
   // one tick's drifting fit does not move replicas.
   std::map<std::string, std::deque<double>> recent_capacity;
-  // The per-request ITL evidence of recent windows per variant (itl_tail.hpp), oldest
-  // first. Kept here, not in VariantMemory: the evidence is read against the model's
-  // traffic (all its variants' token lengths), which only plan sees.
-  std::map<std::string, std::deque<std::vector<ItlTailPoint>>> itl_windows;
+  // The per-request ITL evidence of recent windows per variant, with where its next
+  // fit starts (itl_tail.hpp). Kept here, not in VariantMemory: the evidence is read
+  // against the model's traffic (all its variants' token lengths), which only plan sees.
+  std::map<std::string, ItlEvidence> itl_windows;
   // When each replica still starting was asked for, oldest first, per variant.
   std::map<std::string, std::deque<double>> starting_since;
   SplitSizingState split;  // when the model is split into prefill and decode variants

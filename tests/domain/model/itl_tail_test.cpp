@@ -75,6 +75,46 @@ TEST_CASE("fit_itl_spread fits nothing from too few requests or bounds no reques
   CHECK_FALSE(fit_itl_spread({}));
 }
 
+TEST_CASE("a refit started from the last fit reaches the optimum a fit from scratch does") {
+  // Windows arriving one by one at drifting rates, as hybrid adds them each tick.
+  ItlEvidence evidence;
+  std::vector<std::vector<ItlTailPoint>> kept;
+  int refits = 0;
+  for (int t = 0; t < 40; ++t) {
+    const double model_itl = 50 + 15 * std::sin(t / 4.0);
+    const double d1 = 29 + 0.1 * std::cos(t / 3.0);  // the learned model moves too
+    const WindowHistogram h = binned(400 + 37 * (t % 5), d1, model_itl, 0.1 + 0.002 * t, 0.2);
+    add_itl_window(evidence, h, d1, model_itl, 20);
+    kept.push_back(itl_tail_points(h, d1, model_itl));
+    if (kept.size() > 20) kept.erase(kept.begin());
+    REQUIRE(evidence.windows.size() == kept.size());
+    const auto warm = refit_itl_spread(evidence);
+    const auto cold = fit_itl_spread(kept);
+    REQUIRE(warm.has_value() == cold.has_value());
+    if (!cold) continue;
+    ++refits;
+    CHECK(warm->location == Approx(cold->location).epsilon(1e-9).margin(1e-12));
+    CHECK(warm->scale == Approx(cold->scale).epsilon(1e-9));
+    CHECK(warm->requests == cold->requests);
+    CHECK(evidence.start.has_value());
+  }
+  CHECK(refits > 30);
+}
+
+TEST_CASE("ITL evidence keeps its last windows and starts over when the bounds change") {
+  ItlEvidence evidence;
+  for (int t = 0; t < 5; ++t) add_itl_window(evidence, binned(300, 29, 60, 0, 0.2), 29, 60, 3);
+  CHECK(evidence.windows.size() == 3);
+  CHECK(evidence.windows.back().points == itl_tail_points(binned(300, 29, 60, 0, 0.2), 29, 60));
+  add_itl_window(evidence, WindowHistogram{}, 29, 60, 3);  // no requests: no window
+  CHECK(evidence.windows.size() == 3);
+  WindowHistogram other = binned(300, 29, 60, 0, 0.2);
+  other.upper_bounds_ms.back() = 400;
+  add_itl_window(evidence, other, 29, 60, 3);
+  CHECK(evidence.windows.size() == 1);
+  CHECK(evidence.upper_bounds_ms == other.upper_bounds_ms);
+}
+
 TEST_CASE("the mean ITL sized against keeps the tail probability under the target") {
   CHECK(normal_upper_quantile(0.01) == Approx(2.3263).margin(1e-4));
   CHECK(normal_upper_quantile(0.5) == Approx(0).margin(1e-9));

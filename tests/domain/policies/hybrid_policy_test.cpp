@@ -248,3 +248,49 @@ TEST_CASE("hybrid's state keeps the ITL spread it measured") {
   CHECK(da == db);
   CHECK_THAT(db[0].reason.text, Catch::Contains("by the measured spread of requests' ITL"));
 }
+
+TEST_CASE("hybrid's state survives MessagePack and a restored policy refits to identical decisions") {
+  HybridPolicy a(config());
+  const Fleet f{3, 0, 0};
+  for (int t = 0; t < 25; ++t) a.tick(with_spread(tick_at(30.0 * t, f, 12 * (1 + 0.02 * (t % 3)))));
+  HybridPolicy b(config());
+  REQUIRE(b.restore_state(nlohmann::json::from_msgpack(nlohmann::json::to_msgpack(a.save_state()))).ok());
+  CHECK(b.save_state() == a.save_state());
+  // New evidence every tick: the restored policy refits from the start it read back.
+  for (int t = 25; t < 30; ++t) {
+    const TickInput in = with_spread(tick_at(30.0 * t, f, 13 * (1 + 0.02 * (t % 3))));
+    CHECK(a.tick(in) == b.tick(in));
+  }
+}
+
+TEST_CASE("hybrid keeps a variant's 20 windows of ITL evidence in under a KiB of MessagePack") {
+  HybridPolicy p(config());
+  const Fleet f{3, 0, 0};
+  for (int t = 0; t < 30; ++t) p.tick(with_spread(tick_at(30.0 * t, f, 12 * (1 + 0.02 * (t % 3)))));
+  const nlohmann::json evidence = p.save_state().at("models").at(0).at("policy").at("itl_windows").at("cheap");
+  CHECK(evidence.at("windows").size() == 20);
+  CHECK(nlohmann::json::to_msgpack(evidence).size() < 1024);
+}
+
+TEST_CASE("hybrid refuses a saved ITL window that is malformed and names it") {
+  HybridPolicy a(config());
+  const Fleet f{3, 0, 0};
+  for (int t = 0; t < 5; ++t) a.tick(with_spread(tick_at(30.0 * t, f, 12)));
+  nlohmann::json state = a.save_state();
+  nlohmann::json& window = state["models"][0]["policy"]["itl_windows"]["cheap"]["windows"][1];
+  const nlohmann::json good = window;
+  window[0] = "x";
+  HybridPolicy b(config());
+  auto restored = b.restore_state(state);
+  REQUIRE_FALSE(restored.ok());
+  CHECK_THAT(restored.error().message, Catch::Contains("models[0].policy.itl_windows.cheap.windows[1][0] must be a number"));
+  window = good;
+  window[3] = 40;  // more leading bounds without requests than there are bounds
+  restored = b.restore_state(state);
+  REQUIRE_FALSE(restored.ok());
+  CHECK_THAT(restored.error().message, Catch::Contains("itl_windows.cheap.windows[1][3]"));
+  window = {1, 2};
+  restored = b.restore_state(state);
+  REQUIRE_FALSE(restored.ok());
+  CHECK_THAT(restored.error().message, Catch::Contains("must be [d1_ms, model_itl_ms, requests, zeros, [below...]]"));
+}
