@@ -95,7 +95,7 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
 
   const std::string command = echo_command(f, cmd);
   std::cout << "$ " << command << "\n" << std::flush;
-  const sim::SloTargets slo{f.slo_ttft_ms, f.slo_itl_ms};
+  const SloTargets slo{f.slo_ttft_ms, f.slo_itl_ms};
   const auto wall_start = std::chrono::steady_clock::now();
 
   auto demand_trace = open_trace_or_throw(f.trace, topts);
