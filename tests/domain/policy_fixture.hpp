@@ -36,7 +36,7 @@ inline PodMetrics pod_at(const std::string& name, double rate, double queue = 0)
 // A per-replica rate `overload` times lambda*, what one replica of the truth serves
 // within `slo` (a 0 target unconstrained) at the fixture's request sizes, kept below
 // saturation so that the pods can still report it.
-inline double overloaded_rps(const SloTargets& slo, double overload = 1.3) {
+inline double overloaded_rps(const SloTargets& slo, double overload = 1.15) {
   auto qa = QueueAnalyzer::create(kFixtureTruth, {VariantSpec{}.max_batch_size, VariantSpec{}.max_queue_size},
                                   {1000, 200});
   REQUIRE(qa.ok());

@@ -107,7 +107,7 @@ TEST_CASE("A scenario resolves its fleet path against its own folder and keeps i
 
 TEST_CASE("A scenario SLO may leave one metric unconstrained with 0, but not both") {
   TempScenario f(kGood + "slo: {ttft_ms: 0, itl_ms: 80}\n");
-  auto s = load_scenario(f.path);
+  auto s = load_scenario(f.path());
   REQUIRE(s.ok());
   CHECK(s.value().slo == capstan::SloTargets{0, 80});
   CHECK_THAT(load_error(kGood + "slo: {ttft_ms: 0, itl_ms: 0}\n"),
