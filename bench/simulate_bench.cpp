@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   }
   auto fleet = sim::load_fleet_config(fleet_path);
   if (!fleet.ok()) return fail(fleet.error().message);
-  const sim::SloTargets slo{2000, 100};
+  const SloTargets slo{2000, 100};
   const sim::TraceOptions topts;
   std::printf("trace %s\nfleet %s, SLO TTFT 2000 ms / ITL 100 ms, tick 30 s\n\n", trace_path.c_str(),
               fleet_path.c_str());
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   sim::HarnessOptions hopts;
   hopts.slo = slo;
   PolicyConfig pconfig;
-  pconfig.slo = {slo.ttft_ms, slo.itl_ms};
+  pconfig.slo = slo;
   for (const PolicyInfo& info : registered_policies()) {
     DrivenPolicy policy(info.make(), pconfig);
     auto trace = sim::open_trace(trace_path, topts);

@@ -5,8 +5,8 @@ namespace capstan::sim {
 
 bool meets_slo(const RequestOutcome& o, const SloTargets& slo) {
   if (o.failed) return false;
-  const bool ttft_ok = slo.ttft_ms <= 0 || o.ttft_s * 1000.0 <= slo.ttft_ms;
-  const bool itl_ok = slo.itl_ms <= 0 || o.mean_itl_s * 1000.0 <= slo.itl_ms;
+  const bool ttft_ok = !slo.constrains_ttft() || o.ttft_s * 1000.0 <= slo.ttft_ms;
+  const bool itl_ok = !slo.constrains_itl() || o.mean_itl_s * 1000.0 <= slo.itl_ms;
   return ttft_ok && itl_ok;
 }
 

@@ -7,19 +7,14 @@
 
 #include <cstdint>
 
+#include "domain/model/slo_targets.hpp"
 #include "sim/latency_sketch.hpp"
 #include "sim/model_server.hpp"
 
 namespace capstan::sim {
 
-struct SloTargets {
-  double ttft_ms = 0;  // 0 = not constrained
-  double itl_ms = 0;   // on a request's mean inter-token latency; 0 = not constrained
-
-  bool operator==(const SloTargets&) const = default;
-};
-
-// A completed request within both targets.
+// A completed request within both targets; a 0 target is always met
+// (domain/model/slo_targets.hpp), and with both 0 every completed request meets the SLO.
 bool meets_slo(const RequestOutcome& outcome, const SloTargets& slo);
 
 class OutcomeStats {

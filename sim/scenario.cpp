@@ -335,6 +335,8 @@ Result<Scenario> load_scenario(const std::string& path) {
     slo.optional_double("ttft_ms", s.slo.ttft_ms, 0, 1e9);
     slo.optional_double("itl_ms", s.slo.itl_ms, 0, 1e9);
     slo.optional_double("attainment", s.slo_attainment, kMinAttainmentTarget, kMaxAttainmentTarget);
+    if (slo.ok() && !s.slo.is_explicit())
+      slo.fail("ttft_ms", "or itl_ms must be > 0 (0 leaves that metric unconstrained), got both 0");
     if (!slo.ok()) return slo.error();
   }
   if (top.ok() && root["metrics_gap"]) {

@@ -40,6 +40,7 @@
 #include "domain/core/result.hpp"
 #include "domain/core/types.hpp"
 #include "sim/harness.hpp"
+#include "sim/policy_settings.hpp"
 #include "sim/sustainable_rate.hpp"
 
 namespace capstan::sim {
@@ -81,9 +82,9 @@ struct ModelSpec {
 
 // PolicyConfig knobs a scenario sets for every policy it runs (`policy:`; defaults off).
 struct ScenarioPolicy {
-  RatioBand pd_band;      // `pd_band: [min_prefill_per_decode, max_prefill_per_decode]`
-  int max_step_up = 0;    // replicas per tick, 0 = unlimited
-  int max_step_down = 0;
+  RatioBand pd_band = PolicySettings{}.pd_band;  // `pd_band: [min_prefill_per_decode, max_prefill_per_decode]`
+  int max_step_up = PolicySettings{}.max_step_up;  // replicas per tick, 0 = unlimited
+  int max_step_down = PolicySettings{}.max_step_down;
 };
 
 struct Scenario {
@@ -91,17 +92,18 @@ struct Scenario {
   std::string description;
   std::string file;               // the scenario file itself
   std::vector<ModelSpec> models;  // at least one; fleets name distinct models
-  int gpu_budget = 0;             // GPUs shared by every model (PolicyConfig::gpu_budget); 0 = unlimited
+  int gpu_budget = PolicySettings{}.gpu_budget;  // GPUs shared by every model; 0 = unlimited
   double duration_s = 3600;
   double tick_s = 30;
   std::uint64_t seed = 1;
-  SloTargets slo{2000, 100};
+  // Explicit: at least one target > 0; a 0 target leaves its metric unconstrained.
+  SloTargets slo = PolicySettings{}.slo;
   // slo.attainment: the share of requests the SLO promises within both targets. The
   // oracle sizes each replica for it, so that the GPU-hours a policy is compared with
   // are those of the same promise.
-  double slo_attainment = SustainableRateOptions{}.attainment_target;
-  double scale_to_zero_retention_s = 0;  // 0 = off
-  double scale_down_cooldown_s = 300;
+  double slo_attainment = PolicySettings{}.slo_attainment;
+  double scale_to_zero_retention_s = PolicySettings{}.scale_to_zero_retention_s;  // 0 = off
+  double scale_down_cooldown_s = PolicySettings{}.scale_down_cooldown_s;
   std::optional<MetricsGap> metrics_gap;
   ScenarioPolicy policy;
   std::vector<CheckSpec> checks;

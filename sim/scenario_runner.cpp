@@ -119,20 +119,22 @@ Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& s, std::size_
   return std::unique_ptr<TraceSource>(std::make_unique<CutTrace>(std::move(source), s.duration_s));
 }
 
-PolicyConfig policy_config(const PreparedScenario& p) {
+PolicySettings policy_settings(const PreparedScenario& p) {
   const Scenario& s = p.scenario;
-  PolicyConfig c;
-  for (const FleetConfig& fleet : p.fleets) c.client_timeout_s = std::max(c.client_timeout_s, fleet.client_timeout_s);
-  c.slo = {s.slo.ttft_ms, s.slo.itl_ms};
-  c.tail_probability = 1 - s.slo_attainment;
-  c.scale_to_zero_retention_s = s.scale_to_zero_retention_s;
-  c.scale_down_cooldown_s = s.scale_down_cooldown_s;
-  c.gpu_budget = s.gpu_budget;
-  c.pd_band = s.policy.pd_band;
-  c.max_step_up = s.policy.max_step_up;
-  c.max_step_down = s.policy.max_step_down;
-  return c;
+  PolicySettings settings;
+  settings.slo = s.slo;
+  settings.slo_attainment = s.slo_attainment;
+  settings.client_timeout_s = longest_client_timeout_s(p.fleets);
+  settings.scale_down_cooldown_s = s.scale_down_cooldown_s;
+  settings.scale_to_zero_retention_s = s.scale_to_zero_retention_s;
+  settings.gpu_budget = s.gpu_budget;
+  settings.pd_band = s.policy.pd_band;
+  settings.max_step_up = s.policy.max_step_up;
+  settings.max_step_down = s.policy.max_step_down;
+  return settings;
 }
+
+PolicyConfig policy_config(const PreparedScenario& p) { return policy_config(policy_settings(p)); }
 
 Result<PreparedScenario> prepare_scenario(Scenario scenario, const ScenarioOverrides& overrides) {
   if (overrides.duration_s) scenario.duration_s = *overrides.duration_s;

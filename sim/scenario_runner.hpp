@@ -17,6 +17,7 @@
 #include "domain/core/result.hpp"
 #include "sim/fleet_config.hpp"
 #include "sim/harness.hpp"
+#include "sim/policy_settings.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_checks.hpp"
 #include "sim/trace_source.hpp"
@@ -48,7 +49,8 @@ Result<std::unique_ptr<TraceSource>> open_workload(const Scenario& scenario, std
 
 // What the policies are configured with: the scenario's SLO, retention, cooldown, GPU
 // budget and policy knobs, and the longest client timeout of its fleets (what an
-// operator configures as its gateway's timeout).
+// operator configures as its gateway's timeout); policy_config() of it.
+PolicySettings policy_settings(const PreparedScenario& prepared);
 PolicyConfig policy_config(const PreparedScenario& prepared);
 
 struct ScenarioResult {

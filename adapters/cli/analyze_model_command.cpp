@@ -35,8 +35,8 @@ Snapshot parse_snapshot(const nlohmann::json& j, const std::map<std::string, Tun
   s.model.model_id = model.value("model_id", "");
   const auto slo = j.value("slo", nlohmann::json::object());
   s.config.slo.slo_multiplier = slo.value("slo_multiplier", 3.0);
-  s.config.slo.target_ttft_ms = slo.value("target_ttft_ms", 0.0);
-  s.config.slo.target_itl_ms = slo.value("target_itl_ms", 0.0);
+  s.config.slo.targets.ttft_ms = slo.value("target_ttft_ms", 0.0);
+  s.config.slo.targets.itl_ms = slo.value("target_itl_ms", 0.0);
   if (!j.contains("variants") || !j.at("variants").is_array() || j.at("variants").empty()) {
     throw std::invalid_argument("variants must be a non-empty array");
   }

@@ -52,7 +52,7 @@ void run_queue(const QueueFlags& f, const CLI::App& cmd) {
     require_nonnegative(f.target_itl, "--target-itl");
     targets = {f.target_ttft, f.target_itl};
   } else {
-    if (auto err = validate(SloConfig{f.slo_multiplier, 0, 0})) {
+    if (auto err = validate(SloConfig{f.slo_multiplier, {}})) {
       throw UsageError("--slo-multiplier: " + err->message);
     }
     targets = derive_slo(params, f.slo_multiplier, f.input_tokens, f.output_tokens);
@@ -114,14 +114,12 @@ struct SloFlags {
 };
 
 void run_slo(const SloFlags& f, const CLI::App& cmd) {
-  const SloConfig config{f.slo_multiplier, f.target_ttft, f.target_itl};
+  const SloConfig config{f.slo_multiplier, {f.target_ttft, f.target_itl}};
   if (auto err = validate(config)) {
     std::string flag = "--slo-multiplier";
-    if (err->message.find("targetTTFT and targetITL") != std::string::npos) {
-      flag = cmd.count("--target-ttft") ? "--target-itl" : "--target-ttft";
-    } else if (err->message.rfind("targetTTFT", 0) == 0) {
+    if (err->message.rfind("target TTFT", 0) == 0) {
       flag = "--target-ttft";
-    } else if (err->message.rfind("targetITL", 0) == 0) {
+    } else if (err->message.rfind("target ITL", 0) == 0) {
       flag = "--target-itl";
     }
     throw UsageError(flag + ": " + err->message);
@@ -157,8 +155,8 @@ void run_slo(const SloFlags& f, const CLI::App& cmd) {
 void add_analyze_slo_command(CLI::App& analyze) {
   auto f = std::make_shared<SloFlags>();
   CLI::App* cmd = analyze.add_subcommand("slo", "resolve TTFT/ITL targets: explicit > derived > observed");
-  cmd->add_option("--target-ttft", f->target_ttft, "explicit TTFT target, ms (with --target-itl)");
-  cmd->add_option("--target-itl", f->target_itl, "explicit ITL target, ms (with --target-ttft)");
+  cmd->add_option("--target-ttft", f->target_ttft, "explicit TTFT target, ms (0: not constrained; with ITL 0 too: derive)");
+  cmd->add_option("--target-itl", f->target_itl, "explicit ITL target, ms (0: not constrained; with TTFT 0 too: derive)");
   cmd->add_option("--slo-multiplier", f->slo_multiplier, "k > 1 for derived targets")->capture_default_str();
   cmd->add_option("--alpha", f->alpha, "learned alpha, ms");
   cmd->add_option("--beta", f->beta, "learned beta, ms");

@@ -20,6 +20,7 @@
 #include "sim/fleet_config.hpp"
 #include "sim/harness.hpp"
 #include "sim/oracle.hpp"
+#include "sim/policy_settings.hpp"
 #include "sim/report/html_report.hpp"
 #include "sim/report/summary_json.hpp"
 #include "sim/sustainable_rate.hpp"
@@ -32,7 +33,7 @@ namespace {
 struct SimulateFlags {
   std::string trace, fleet, report, json, record, trace_format = "auto", window;
   std::vector<std::string> policies;
-  double slo_ttft_ms = 2000, slo_itl_ms = 100, slo_attainment = sim::SustainableRateOptions{}.attainment_target;
+  sim::PolicySettings settings;  // the SLO and its attainment from the flags, the rest as defaulted
   double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300;
   std::uint64_t seed = 1;
 };
@@ -41,9 +42,9 @@ std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
   std::ostringstream s;
   s << "capstan simulate --trace " << f.trace << " --fleet " << f.fleet;
   for (const auto& p : f.policies) s << " --policy " << p;
-  s << " --slo-ttft-ms " << fmt_num(f.slo_ttft_ms) << " --slo-itl-ms " << fmt_num(f.slo_itl_ms)
+  s << " --slo-ttft-ms " << fmt_num(f.settings.slo.ttft_ms) << " --slo-itl-ms " << fmt_num(f.settings.slo.itl_ms)
     << " --seed " << f.seed << " --tick-s " << fmt_num(f.tick_s);
-  if (cmd.count("--slo-attainment")) s << " --slo-attainment " << fmt_num(f.slo_attainment);
+  if (cmd.count("--slo-attainment")) s << " --slo-attainment " << fmt_num(f.settings.slo_attainment);
   if (cmd.count("--trace-format")) s << " --trace-format " << f.trace_format;
   if (cmd.count("--speedup")) s << " --speedup " << fmt_num(f.speedup);
   if (cmd.count("--rate-scale")) s << " --rate-scale " << fmt_num(f.rate_scale);
@@ -62,11 +63,14 @@ std::unique_ptr<sim::TraceSource> open_trace_or_throw(const std::string& path, c
 }
 
 void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
-  require_nonnegative(f.slo_ttft_ms, "--slo-ttft-ms");
-  require_nonnegative(f.slo_itl_ms, "--slo-itl-ms");
-  if (!(f.slo_attainment >= sim::kMinAttainmentTarget && f.slo_attainment <= sim::kMaxAttainmentTarget))
+  require_nonnegative(f.settings.slo.ttft_ms, "--slo-ttft-ms");
+  require_nonnegative(f.settings.slo.itl_ms, "--slo-itl-ms");
+  if (!f.settings.slo.is_explicit())
+    throw UsageError("--slo-ttft-ms and --slo-itl-ms cannot both be 0: 0 leaves that metric unconstrained, "
+                     "and the SLO needs at least one target");
+  if (!(f.settings.slo_attainment >= sim::kMinAttainmentTarget && f.settings.slo_attainment <= sim::kMaxAttainmentTarget))
     throw UsageError("--slo-attainment must be in " + fmt_num(sim::kMinAttainmentTarget) + ".." +
-                     fmt_num(sim::kMaxAttainmentTarget) + ", got " + fmt_num(f.slo_attainment));
+                     fmt_num(sim::kMaxAttainmentTarget) + ", got " + fmt_num(f.settings.slo_attainment));
   require_positive(f.speedup, "--speedup");
   require_positive(f.rate_scale, "--rate-scale");
   require_positive(f.tick_s, "--tick-s");
@@ -95,7 +99,9 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
 
   const std::string command = echo_command(f, cmd);
   std::cout << "$ " << command << "\n" << std::flush;
-  const sim::SloTargets slo{f.slo_ttft_ms, f.slo_itl_ms};
+  sim::PolicySettings settings = f.settings;
+  settings.client_timeout_s = sim::longest_client_timeout_s({&fleet.value(), 1});  // the operator knows its gateway's
+  const SloTargets slo = settings.slo;
   const auto wall_start = std::chrono::steady_clock::now();
 
   auto demand_trace = open_trace_or_throw(f.trace, topts);
@@ -104,15 +110,12 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   sim::OracleOptions oopts;
   oopts.window_s = f.oracle_window_s;
   oopts.rate.seed = f.seed;
-  oopts.rate.attainment_target = f.slo_attainment;
+  oopts.rate.attainment_target = settings.slo_attainment;
   const sim::Oracle oracle = sim::compute_oracle(fleet.value(), demand.value(), slo, oopts);
   const double oracle_wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  PolicyConfig pconfig;
-  pconfig.slo = {f.slo_ttft_ms, f.slo_itl_ms};
-  pconfig.client_timeout_s = fleet.value().client_timeout_s;  // the operator knows its gateway's timeout
-  pconfig.tail_probability = 1 - f.slo_attainment;             // the share of requests the SLO may miss
+  const PolicyConfig pconfig = sim::policy_config(settings);
   sim::HarnessOptions hopts;
   hopts.tick_s = f.tick_s;
   hopts.slo = slo;
@@ -171,9 +174,9 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--trace", f->trace, "trace file (Azure, Mooncake, ServeGen, native)")->required();
   cmd->add_option("--fleet", f->fleet, "fleet YAML (ops/examples/fleet.yaml)")->required();
   cmd->add_option("--policy", f->policies, "policy name, repeatable; 'all' = every registered")->required();
-  cmd->add_option("--slo-ttft-ms", f->slo_ttft_ms, "TTFT target, ms (0: none)")->capture_default_str();
-  cmd->add_option("--slo-itl-ms", f->slo_itl_ms, "mean ITL target, ms (0: none)")->capture_default_str();
-  cmd->add_option("--slo-attainment", f->slo_attainment,
+  cmd->add_option("--slo-ttft-ms", f->settings.slo.ttft_ms, "TTFT target, ms (0: none)")->capture_default_str();
+  cmd->add_option("--slo-itl-ms", f->settings.slo.itl_ms, "mean ITL target, ms (0: none)")->capture_default_str();
+  cmd->add_option("--slo-attainment", f->settings.slo_attainment,
                   "share of requests within both targets: the oracle sizes for it, the policies' tail "
                   "probability is 1 - it")
       ->capture_default_str();

@@ -155,14 +155,7 @@ Result<QueueMetrics> QueueAnalyzer::analyze(double rate_rps) const {
 }
 
 Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
-  if (!std::isfinite(targets.ttft_ms) || targets.ttft_ms < 0) {
-    return invalid_argument("target TTFT must be a finite number >= 0 ms, got " +
-                            fmt_num(targets.ttft_ms));
-  }
-  if (!std::isfinite(targets.itl_ms) || targets.itl_ms < 0) {
-    return invalid_argument("target ITL must be a finite number >= 0 ms, got " +
-                            fmt_num(targets.itl_ms));
-  }
+  if (auto err = validate(targets)) return *err;
   Sizing out;
   const QueueMetrics at_min = solve(lambda_min_);
   const QueueMetrics at_max = solve(lambda_max_);
@@ -188,12 +181,12 @@ Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
   };
 
   double lambda_ttft = lambda_max_, lambda_itl = lambda_max_;
-  if (targets.ttft_ms > 0) {
+  if (targets.constrains_ttft()) {
     auto r = largest_rate(targets.ttft_ms, [](const QueueMetrics& m) { return m.ttft_ms; }, "TTFT");
     if (!r) return r.error();
     lambda_ttft = *r;
   }
-  if (targets.itl_ms > 0) {
+  if (targets.constrains_itl()) {
     auto r = largest_rate(targets.itl_ms, [](const QueueMetrics& m) { return m.itl_ms; }, "ITL");
     if (!r) return r.error();
     lambda_itl = *r;

@@ -12,6 +12,7 @@
 
 #include "domain/core/result.hpp"
 #include "domain/core/types.hpp"
+#include "domain/model/slo_targets.hpp"
 
 namespace capstan {
 
@@ -23,12 +24,6 @@ struct RequestSize {
 struct QueueConfig {
   int max_batch_size = 256;
   int max_queue_size = 100;
-};
-
-// Latency targets in ms; 0 means "no constraint on this metric".
-struct SloTargets {
-  double ttft_ms = 0;
-  double itl_ms = 0;
 };
 
 struct QueueMetrics {
@@ -63,8 +58,9 @@ class QueueAnalyzer {
   // Errors for rate <= 0 or rate above max_rate_rps().
   Result<QueueMetrics> analyze(double rate_rps) const;
 
-  // Largest rate meeting both targets. Errors with kTargetUnreachable when a target
-  // is below what the lowest rate in range achieves.
+  // Largest rate meeting both targets; a 0 target does not bind (the rate of a
+  // metric without a target is the maximum rate). Errors with kTargetUnreachable when
+  // a target is below what the lowest rate in range achieves.
   Result<Sizing> size(const SloTargets& targets) const;
 
   double min_rate_rps() const { return lambda_min_ * 1000.0; }

@@ -20,20 +20,7 @@ std::optional<Error> validate(const SloConfig& c) {
   if (!std::isfinite(c.slo_multiplier) || c.slo_multiplier <= 1.0) {
     return invalid_argument("sloMultiplier must be > 1.0, got " + fmt_num(c.slo_multiplier));
   }
-  if (!std::isfinite(c.target_ttft_ms) || c.target_ttft_ms < 0) {
-    return invalid_argument("targetTTFT must be a finite number >= 0 ms, got " +
-                            fmt_num(c.target_ttft_ms));
-  }
-  if (!std::isfinite(c.target_itl_ms) || c.target_itl_ms < 0) {
-    return invalid_argument("targetITL must be a finite number >= 0 ms, got " +
-                            fmt_num(c.target_itl_ms));
-  }
-  if ((c.target_ttft_ms > 0) != (c.target_itl_ms > 0)) {
-    return invalid_argument("targetTTFT and targetITL must both be set or both omitted, got "
-                            "targetTTFT=" + fmt_num(c.target_ttft_ms) +
-                            " targetITL=" + fmt_num(c.target_itl_ms));
-  }
-  return std::nullopt;
+  return validate(c.targets);
 }
 
 SloTargets derive_slo(const ServiceParams& p, double k, double in, double out) {
@@ -43,9 +30,7 @@ SloTargets derive_slo(const ServiceParams& p, double k, double in, double out) {
 
 Result<ResolvedSlo> resolve_slo(const SloConfig& config, std::span<const VariantSloInput> variants) {
   if (auto err = validate(config)) return *err;
-  if (config.target_ttft_ms > 0) {
-    return ResolvedSlo{{config.target_ttft_ms, config.target_itl_ms}, SloPath::kExplicit};
-  }
+  if (config.targets.is_explicit()) return ResolvedSlo{config.targets, SloPath::kExplicit};
   // One SLO per model: every variant serves the same traffic, so take the loosest.
   SloTargets derived{0, 0};
   bool any_params = false;

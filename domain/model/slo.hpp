@@ -1,9 +1,11 @@
 // SLO resolution (seed 000 section 3): the TTFT/ITL targets a model is sized against.
-//   1. explicit targets from configuration (both or neither);
+//   1. explicit targets from configuration: used as given when either is > 0, a 0
+//      target leaving its metric unconstrained (slo_targets.hpp);
 //   2. derived from learned (alpha, beta, gamma) with sloMultiplier k, which puts the
 //      steady-state iteration time at k x alpha (utilisation 1 - 1/k), taking the
 //      maximum across the model's variants;
 //   3. observed latency x 1.5, capped at 10 s TTFT / 500 ms ITL, while nothing is learned.
+// Paths 2 and 3 apply only when both targets are 0.
 #pragma once
 
 #include <optional>
@@ -11,15 +13,17 @@
 #include <string>
 
 #include "domain/model/queue_model.hpp"
+#include "domain/model/slo_targets.hpp"
 #include "domain/core/result.hpp"
 #include "domain/core/types.hpp"
 
 namespace capstan {
 
+// The multiplier comes first so that the older three-number form SloConfig{k, ttft, itl}
+// keeps its meaning rather than silently reading k as a TTFT target.
 struct SloConfig {
   double slo_multiplier = 3.0;  // k, must be > 1
-  double target_ttft_ms = 0;    // explicit targets: both > 0, or both 0 (infer)
-  double target_itl_ms = 0;
+  SloTargets targets;           // explicit when either is > 0; both 0: derive (paths 2, 3)
 };
 
 inline constexpr double kFallbackHeadroom = 1.5;

@@ -7,6 +7,7 @@
 #include "domain/model/model_learning.hpp"
 #include "domain/core/format.hpp"
 #include "domain/model/queue_model.hpp"
+#include "domain/model/sla_sizing.hpp"
 #include "domain/stages/warm_pool.hpp"
 
 namespace capstan {
@@ -51,13 +52,20 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   for (size_t i = 0; i < m.variants.size(); ++i) {
     if (static_cast<int>(i) != best) others += m.variants[i].state.current_replicas * mu[i] / mu_best;
   }
+  // Erlang-C bounds the wait by the TTFT target. Without one (0: not constrained) there
+  // is no wait to bound: the replicas are sized by lambda* at the ITL target alone.
+  const bool wait_bound = config.slo.constrains_ttft();
   const double sla_s = config.slo.ttft_ms / 1000.0;
-  auto k_sla = required_servers(demand, mu_best, sla_s, config.tail_probability);
-  const double cost = chosen.spec.cost_per_replica;
-  WarmPoolInputs wp{demand, mu_best, sla_s, cost / std::max(1, chosen.spec.gpus_per_replica),
-                    std::max(1, chosen.spec.gpus_per_replica), kPenaltyPerReplicaCost * cost,
-                    0, std::max(chosen.spec.max_replicas, 1) + static_cast<int>(std::ceil(others))};
-  auto pool = optimize_warm_pool(wp);
+  std::optional<int> k_sla;
+  std::optional<WarmPoolChoice> pool;
+  if (wait_bound) {
+    if (auto k = required_servers(demand, mu_best, sla_s, config.tail_probability)) k_sla = *k;
+    const double cost = chosen.spec.cost_per_replica;
+    WarmPoolInputs wp{demand, mu_best, sla_s, cost / std::max(1, chosen.spec.gpus_per_replica),
+                      std::max(1, chosen.spec.gpus_per_replica), kPenaltyPerReplicaCost * cost,
+                      0, std::max(chosen.spec.max_replicas, 1) + static_cast<int>(std::ceil(others))};
+    if (auto p = optimize_warm_pool(wp)) pool = *p;
+  }
 
   std::vector<ScalingRequest> out;
   for (size_t i = 0; i < m.variants.size(); ++i) {
@@ -68,13 +76,15 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
                              chosen.spec.name + "'s Erlang-C servers"));
       continue;
     }
-    int k = std::max(k_sla ? *k_sla : 0, pool ? pool->replicas : 0);
+    int k = wait_bound ? std::max(k_sla.value_or(0), pool ? pool->replicas : 0) : replicas_for(demand, mu_best);
     if (demand <= 0) k = 0;
     const int target = std::max(0, k - static_cast<int>(std::floor(others)));
     std::string text = describe_change(v.current_replicas, target) + ": forecast " + fmt_num(demand) + " req/s at t+" +
-                       fmt_num(std::round(seen.horizon_s)) + " s over " + fmt_num(mu_best) +
-                       " req/s per replica; Erlang-C needs " + (k_sla ? std::to_string(*k_sla) : "?") +
-                       " for P(wait > " + fmt_num(sla_s) + " s) < " + fmt_num(config.tail_probability);
+                       fmt_num(std::round(seen.horizon_s)) + " s over " + fmt_num(mu_best) + " req/s per replica; " +
+                       (wait_bound ? "Erlang-C needs " + (k_sla ? std::to_string(*k_sla) : std::string("?")) +
+                                         " for P(wait > " + fmt_num(sla_s) + " s) < " + fmt_num(config.tail_probability)
+                                   : "no TTFT target to bound the wait by, so lambda* (" + describe(config.slo) +
+                                         ") alone needs " + std::to_string(k));
     if (pool) text += ", warm pool " + std::to_string(pool->replicas) + " (P(violation) " + fmt_num(pool->p_violation) + ")";
     out.push_back({v.spec.name, v.current_replicas, target, Reason{direction_code(v.current_replicas, target), text}});
   }

@@ -5,7 +5,8 @@
 // optimizer, J(k) = GPU cost x k + SLA penalty x P(violation), which may keep extra
 // replicas warm -> stability controls (scale-down cooldown) in the shared finisher.
 // The replicas go to the variant with the lowest cost per unit of capacity; the other
-// variants keep theirs and count toward k.
+// variants keep theirs and count toward k. Without a TTFT target (0) there is no wait
+// to bound: k = ceil(demand / lambda*), lambda* at the ITL target alone, and no warm pool.
 #pragma once
 
 #include <memory>

@@ -41,8 +41,8 @@ struct Signal {
     return target_ms <= 0 || range.hi < target_ms * sensitivity;
   }
   std::string describe() const {
-    return std::string("estimated ") + name + " " + range.text() + " ms against the " +
-           fmt_num(target_ms) + " ms target";
+    return std::string("estimated ") + name + " " + range.text() + " ms " +
+           (target_ms > 0 ? "against the " + fmt_num(target_ms) + " ms target" : std::string("(no target)"));
   }
 };
 
@@ -113,10 +113,7 @@ std::optional<Error> validate(const LoadConfig& config) {
   if (!(config.max_batched_tokens > 0)) {
     return invalid_argument("max_batched_tokens must be > 0, got " + fmt_num(config.max_batched_tokens));
   }
-  if (!(config.slo.ttft_ms >= 0) || !(config.slo.itl_ms >= 0)) {
-    return invalid_argument("SLO targets must be >= 0 ms, got TTFT " + fmt_num(config.slo.ttft_ms) +
-                            " and ITL " + fmt_num(config.slo.itl_ms));
-  }
+  if (auto err = validate(config.slo)) return err;
   return validate(config.regression);
 }
 

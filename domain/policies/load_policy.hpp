@@ -9,6 +9,8 @@
 //   - scales down by one when there are two or more ready engines and every estimate is
 //     below target x scale_down_sensitivity (both: every TTFT and every ITL);
 //   - otherwise holds.
+// A 0 target leaves its metric out: it never triggers a scale-up and never blocks a
+// scale-down.
 // One step per adjustment interval, none while a previous action is in flight (pending
 // guard, Dynamo's scaling_in_progress: pending and loading replicas are capacity on its
 // way, so the loop does not step again for the load they will take, and not even the

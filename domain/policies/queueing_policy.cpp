@@ -22,7 +22,7 @@ class Queueing final : public TickPolicy {
   Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
                const PolicyConfig& config, const TickTime& time) const override {
     QueueingAnalyzerConfig ac;
-    ac.slo = {config.slo_multiplier, config.slo.ttft_ms, config.slo.itl_ms};
+    ac.slo = {config.slo_multiplier, config.slo};
     std::vector<VariantInput> inputs;
     std::vector<TunerReport> reports;
     for (size_t i = 0; i < m.variants.size(); ++i) {
@@ -63,8 +63,7 @@ class Queueing final : public TickPolicy {
         const VariantCapacity& c = analysis->variants[i].capacity;
         if (c.status == CapacityStatus::kOk) {
           mr.requests[i].reason.text += " (lambda* " + fmt_num(c.per_replica_capacity_rps) +
-                                        " req/s per replica at TTFT " + fmt_num(analysis->slo.targets.ttft_ms) +
-                                        " ms / ITL " + fmt_num(analysis->slo.targets.itl_ms) + " ms)";
+                                        " req/s per replica at " + describe(analysis->slo.targets) + ")";
         }
       }
     }

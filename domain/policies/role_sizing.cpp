@@ -126,7 +126,7 @@ double role_engine_rps(const WallTimeFit& fit, const VariantSpec& spec, const Tr
   if (!(isl > 0)) return 0;
   if (spec.role == Role::kDecode) {
     if (!(osl > 0)) return 0;
-    const double target_ms = slo.itl_ms > 0 ? slo.itl_ms : std::numeric_limits<double>::infinity();
+    const double target_ms = slo.itl_bound_ms();
     return decode_engine_rate(fit, target_ms, decode_context_tokens(isl, osl), osl, spec.max_batch_size).rps;
   }
   const double most = spec.max_num_batched_tokens > 0 ? spec.max_num_batched_tokens : kDefaultBatchedTokens;

@@ -53,7 +53,7 @@ bool size_from_profile(const VariantProfile& prof, const VariantSpec& spec, cons
     const double ctx = decode_context_tokens(w.avg_input_tokens, w.avg_output_tokens);
     f.decode_correction = fix_correction(
         decode_correction(*prof.decode, w.avg_itl_ms, obs.running_per_replica, ctx), config.correction);
-    decode_rps = decode_replica_rps(*prof.decode, config.slo.itl_ms, p.avg_input_tokens,
+    decode_rps = decode_replica_rps(*prof.decode, config.slo.itl_bound_ms(), p.avg_input_tokens,
                                     p.avg_output_tokens, gpus, f.decode_correction);
   }
   f.source = PerfSource::kProfile;
@@ -69,7 +69,7 @@ bool size_from_regression(const WallTimeFit& fit, const VariantSpec& spec,
   const TrafficSample& p = f.predicted;
   const double prefill_rps = prefill_engine_rate(fit, p.avg_input_tokens, config.load.max_batched_tokens).rps;
   const double decode_rps =
-      decode_engine_rate(fit, config.slo.itl_ms, decode_context_tokens(p.avg_input_tokens, p.avg_output_tokens),
+      decode_engine_rate(fit, config.slo.itl_bound_ms(), decode_context_tokens(p.avg_input_tokens, p.avg_output_tokens),
                          p.avg_output_tokens, spec.max_batch_size)
           .rps;
   f.source = PerfSource::kRegression;
@@ -83,7 +83,7 @@ bool size_from_regression(const WallTimeFit& fit, const VariantSpec& spec,
 bool size_from_queue_model(ThroughputVariantState& state, const VariantState& v, const Observed& obs,
                            const ThroughputConfig& config, ReplicaFloor& f) {
   QueueingAnalyzerConfig qc;
-  qc.slo = {3.0, config.slo.ttft_ms, config.slo.itl_ms};
+  qc.slo = {3.0, config.slo};
   qc.tuner = config.tuner;
   VariantInput vin{v.spec, v.pods, v.current_replicas, v.pending_replicas, state.tuner};
   auto analysis = analyze_model({}, {vin}, qc);

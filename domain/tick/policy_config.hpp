@@ -12,7 +12,7 @@ namespace capstan {
 
 // Knobs common to policies; each policy reads the ones it needs and ignores the rest.
 struct PolicyConfig {
-  SloTargets slo{2000, 100};       // explicit TTFT / ITL targets, ms
+  SloTargets slo{2000, 100};       // TTFT / ITL targets, ms; a 0 target leaves its metric unconstrained
   double slo_multiplier = 3.0;     // when the SLO is to be derived (queueing family)
   int gpu_budget = 0;              // total GPUs across models; 0 = unlimited
   double scale_to_zero_retention_s = 0;  // 0 = scale to zero off

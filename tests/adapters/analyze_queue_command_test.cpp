@@ -140,9 +140,15 @@ TEST_CASE("analyze slo reports the targets and the path taken") {
   auto observed = run_binary("analyze slo --observed-ttft 200 --observed-itl 20");
   REQUIRE(observed.exit_status == 0);
   CHECK(nlohmann::json::parse(observed.stdout_text).at("target_ttft_ms").get<double>() == 300);
-  auto lone = run_binary("analyze slo --target-ttft 500");
-  CHECK(lone.exit_status == 2);
-  CHECK_THAT(lone.stderr_text, Catch::Contains("--target-itl"));
+  auto lone = run_binary("analyze slo --target-ttft 500");  // ITL 0: not constrained
+  REQUIRE(lone.exit_status == 0);
+  const auto lone_out = nlohmann::json::parse(lone.stdout_text);
+  CHECK(lone_out.at("path") == "explicit");
+  CHECK(lone_out.at("target_ttft_ms").get<double>() == 500);
+  CHECK(lone_out.at("target_itl_ms").get<double>() == 0);
+  auto negative = run_binary("analyze slo --target-ttft 500 --target-itl -1");
+  CHECK(negative.exit_status == 2);
+  CHECK_THAT(negative.stderr_text, Catch::Contains("--target-itl"));
 }
 
 TEST_CASE("analyze model runs the shipped example history end to end") {

@@ -109,6 +109,7 @@ TEST_CASE("simulate rejects bad flags and files with exit status 2, naming the f
       {base_args() + " --policy nope", "--policy"},
       {base_args() + " --policy fixed --tick-s 0", "--tick-s"},
       {base_args() + " --policy fixed --slo-ttft-ms -5", "--slo-ttft-ms"},
+      {base_args() + " --policy fixed --slo-ttft-ms 0 --slo-itl-ms 0", "--slo-ttft-ms and --slo-itl-ms cannot both be 0"},
       {base_args() + " --policy fixed --slo-attainment 1", "--slo-attainment"},
       {base_args() + " --policy fixed --speedup 0", "--speedup"},
       {base_args() + " --policy fixed --rate-scale -1", "--rate-scale"},
@@ -179,4 +180,26 @@ TEST_CASE("simulate --record writes each tick's input and decisions, and replayi
   }
   CHECK(ticks.size() == 2);
   CHECK(ticks["hybrid"] == ticks["queueing"]);
+}
+
+TEST_CASE("simulate --slo-ttft-ms 0 sizes by ITL alone: the SLO-sized policies run and scale instead of holding") {
+  // The shipped 15-minute code trace outgrows the example fleet, so a policy that sizes
+  // by the SLO acts; with a TTFT target of 0 queueing and throughput once held every tick.
+  const std::string json_path = tmp("ttft0.json");
+  const auto run = run_binary("simulate --trace " + std::string(CAPSTAN_SOURCE_DIR) +
+                              "/ops/examples/azure_code_15min.csv --fleet " + kFleet +
+                              " --slo-ttft-ms 0 --policy queueing --policy throughput --policy hybrid --policy erlang"
+                              " --json " + json_path);
+  INFO(run.stdout_text << run.stderr_text);
+  REQUIRE(run.exit_status == 0);
+  const auto j = nlohmann::json::parse(read_file(json_path));
+  std::remove(json_path.c_str());
+  CHECK(j["slo"]["ttft_ms"] == 0);
+  CHECK(j["slo"]["itl_ms"] == 100);
+  REQUIRE(j["policies"].size() == 4);
+  for (const auto& p : j["policies"]) {
+    INFO(p["policy"]);
+    CHECK(p["scale_actions"].get<int>() > 0);
+    CHECK(p["error"].is_null());
+  }
 }

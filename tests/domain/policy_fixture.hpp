@@ -2,6 +2,7 @@
 // report what the queue model predicts for known parameters at their share of the load.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "domain/model/ekf_tuner.hpp"
+#include "domain/model/queue_model.hpp"
 #include "domain/policies/policy.hpp"
 
 namespace capstan::testing {
@@ -30,6 +32,22 @@ inline PodMetrics pod_at(const std::string& name, double rate, double queue = 0)
   p.seconds_since_start = 3600;
   return p;
 }
+
+// A per-replica rate `overload` times lambda*, what one replica of the truth serves
+// within `slo` (a 0 target unconstrained) at the fixture's request sizes, kept below
+// saturation so that the pods can still report it.
+inline double overloaded_rps(const SloTargets& slo, double overload = 1.15) {
+  auto qa = QueueAnalyzer::create(kFixtureTruth, {VariantSpec{}.max_batch_size, VariantSpec{}.max_queue_size},
+                                  {1000, 200});
+  REQUIRE(qa.ok());
+  auto sized = qa->size(slo);
+  REQUIRE(sized.ok());
+  return std::min(overload * sized->lambda_star_rps, 0.95 * qa->max_rate_rps());
+}
+
+// SLOs with one target, each binding well below saturation at the fixture's sizes.
+inline const SloTargets kTtftOnly{60, 0};
+inline const SloTargets kItlOnly{0, 20};
 
 struct Fleet {
   int cheap = 2, dear = 0, cheap_pending = 0;

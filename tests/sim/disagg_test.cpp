@@ -12,6 +12,7 @@
 #include "sim/synthetic_trace.hpp"
 
 using namespace capstan::sim;
+using capstan::SloTargets;
 using capstan::Role;
 using capstan::sim::testing::VectorTrace;
 using capstan::sim::testing::one_variant_fleet;

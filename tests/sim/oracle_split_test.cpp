@@ -10,6 +10,7 @@
 #include "sim/sim_fixtures.hpp"
 
 using namespace capstan::sim;
+using capstan::SloTargets;
 
 namespace {
 

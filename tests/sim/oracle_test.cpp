@@ -8,6 +8,7 @@
 #include "sim/synthetic_trace.hpp"
 
 using namespace capstan::sim;
+using capstan::SloTargets;
 using capstan::sim::testing::one_variant_fleet;
 
 namespace {

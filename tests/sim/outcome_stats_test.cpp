@@ -7,6 +7,7 @@
 #include "sim/synthetic_trace.hpp"
 
 using namespace capstan::sim;
+using capstan::SloTargets;
 using capstan::sim::testing::one_variant_fleet;
 
 namespace {
@@ -53,6 +54,18 @@ TEST_CASE("Attainment counts completed requests within both targets, failures mi
   OutcomeStats unconstrained;
   unconstrained.add(done(100, 10));
   CHECK(unconstrained.met_slo() == 1);
+}
+
+TEST_CASE("A 0 target is always met: a TTFT-only SLO ignores ITL and an ITL-only SLO ignores TTFT") {
+  const SloTargets ttft_only{1000, 0}, itl_only{0, 50};
+  CHECK(meets_slo(done(0.5, 10), ttft_only));   // ITL of 10 s, unconstrained
+  CHECK_FALSE(meets_slo(done(1.5, 0.01), ttft_only));
+  CHECK(meets_slo(done(100, 0.02), itl_only));  // TTFT of 100 s, unconstrained
+  CHECK_FALSE(meets_slo(done(0.1, 0.06), itl_only));
+  RequestOutcome failed;
+  failed.failed = true;
+  CHECK_FALSE(meets_slo(failed, ttft_only));    // a failed request meets no SLO
+  CHECK_FALSE(meets_slo(failed, itl_only));
 }
 
 TEST_CASE("A long run keeps outcome storage bounded: aggregates of fixed size, one tick of outcomes") {

@@ -105,6 +105,15 @@ TEST_CASE("A scenario resolves its fleet path against its own folder and keeps i
   CHECK(s.value().slo_attainment == 0.95);  // the SLO's promise when the file names none
 }
 
+TEST_CASE("A scenario SLO may leave one metric unconstrained with 0, but not both") {
+  TempScenario f(kGood + "slo: {ttft_ms: 0, itl_ms: 80}\n");
+  auto s = load_scenario(f.path());
+  REQUIRE(s.ok());
+  CHECK(s.value().slo == capstan::SloTargets{0, 80});
+  CHECK_THAT(load_error(kGood + "slo: {ttft_ms: 0, itl_ms: 0}\n"),
+             Catch::Contains("slo.ttft_ms or itl_ms must be > 0"));
+}
+
 TEST_CASE("slo.attainment is the SLO's promise, in 0.5..0.9999") {
   TempScenario f(kGood + "slo: {ttft_ms: 1500, itl_ms: 80, attainment: 0.99}\n");
   auto s = load_scenario(f.path());

@@ -42,7 +42,7 @@ VariantInput variant(const std::string& name, std::vector<PodMetrics> pods, int 
 
 QueueingAnalyzerConfig explicit_slo() {
   QueueingAnalyzerConfig c;
-  c.slo = {3.0, 1500, 40};
+  c.slo = {3.0, {1500, 40}};
   return c;
 }
 

@@ -47,3 +47,31 @@ TEST_CASE("erlang state round trip gives identical later decisions") {
     CHECK(a.tick(in) == b.tick(in));
   }
 }
+
+namespace {
+
+std::vector<Decision> erlang_past_lambda_star(const SloTargets& slo) {
+  PolicyConfig c = config();
+  c.slo = slo;
+  ErlangPolicy p(c);
+  const double rps = 2 * capstan::testing::overloaded_rps(slo);
+  std::vector<Decision> d;
+  for (int t = 0; t < 10; ++t) d = p.tick(tick_at(30.0 * t, Fleet{2, 0, 0}, rps * (1 - 0.02 * (t % 3))));
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].target_replicas > 2);
+  CHECK(d[0].reason.code == ReasonCode::kScaleUp);
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("erlang with a TTFT-only SLO bounds the wait by it and scales up under load it cannot serve") {
+  const auto d = erlang_past_lambda_star(capstan::testing::kTtftOnly);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("Erlang-C needs"));
+}
+
+TEST_CASE("erlang with an ITL-only SLO sizes by lambda* alone, says so, and scales up under load it cannot serve") {
+  const auto d = erlang_past_lambda_star(capstan::testing::kItlOnly);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("no TTFT target to bound the wait by"));
+  CHECK_THAT(d[0].reason.text, !Catch::Contains("Erlang-C needs") && !Catch::Contains("warm pool"));
+}

@@ -294,3 +294,30 @@ TEST_CASE("hybrid refuses a saved ITL window that is malformed and names it") {
   REQUIRE_FALSE(restored.ok());
   CHECK_THAT(restored.error().message, Catch::Contains("must be [d1_ms, model_itl_ms, requests, zeros, [below...]]"));
 }
+
+namespace {
+
+// Pods loaded past lambda* at `slo`: hybrid must size by the one target, not fall back.
+void hybrid_scales_up_past_lambda_star(const SloTargets& slo) {
+  PolicyConfig c = config();
+  c.slo = slo;
+  HybridPolicy p(c);
+  const Fleet f{2, 0, 0};
+  const double rps = 2 * capstan::testing::overloaded_rps(slo);
+  std::vector<Decision> d;
+  for (int t = 0; t < 10; ++t) d = p.tick(tick_at(30.0 * t, f, rps * (1 - 0.02 * (t % 3))));
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].target_replicas + d[1].target_replicas > 2);
+  CHECK(d[0].reason.code == ReasonCode::kScaleUp);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("lambda*"));  // sized, not the saturation fallback
+}
+
+}  // namespace
+
+TEST_CASE("hybrid with a TTFT-only SLO sizes by TTFT and scales up under load it cannot serve") {
+  hybrid_scales_up_past_lambda_star(capstan::testing::kTtftOnly);
+}
+
+TEST_CASE("hybrid with an ITL-only SLO sizes by ITL and scales up under load it cannot serve") {
+  hybrid_scales_up_past_lambda_star(capstan::testing::kItlOnly);
+}

@@ -269,6 +269,52 @@ TEST_CASE("An aggregated variant scales up on ITL alone and down only when both 
   CHECK(tick(2000).request.target_replicas == 1);
 }
 
+namespace {
+
+// Two engines of an aggregated variant on wall = 0.1 ms x prefill + 0.01 ms x KV + 1 ms.
+LoadStep aggregated_tick(const SloTargets& slo, double kv) {
+  LoadVariantState s;
+  s.regression.role = Role::kBoth;
+  for (auto [p, kv_fit] : {std::pair{100.0, 5000.0}, {200.0, 15000.0}, {50.0, 20000.0}, {400.0, 10000.0}, {300.0, 30000.0}}) {
+    s.regression = observe(std::move(s.regression), {0.1 * p + 0.01 * kv_fit + 1, p, 1, kv_fit, kv_fit / 1000}, {});
+  }
+  LoadConfig config;
+  config.slo = slo;
+  VariantTickInput in = variant(Role::kBoth, 2);
+  for (const char* pod : {"a", "b"}) {
+    ForwardPassSample f;
+    f.pod = pod;
+    f.scheduled_prefill_tokens = 200;
+    f.decode_kv_tokens = kv;
+    f.running_requests = kv / 1000;
+    f.wall_time_ms = 0.1 * 200 + 0.01 * kv + 1;
+    in.forward_passes.push_back(f);
+  }
+  return load_step(s, in, config, 100, 1);
+}
+
+}  // namespace
+
+TEST_CASE("With a TTFT-only SLO the load loop scales up on TTFT, and an ITL far above anything never triggers") {
+  const LoadStep up = aggregated_tick({5, 0}, 2000);  // every TTFT estimate above 5 ms
+  CHECK(up.request.target_replicas == 3);
+  CHECK(up.request.reason.code == ReasonCode::kScaleUp);
+  CHECK_THAT(up.request.reason.text, Catch::Contains("estimated TTFT"));
+  const LoadStep calm = aggregated_tick({100000, 0}, 50000);  // ITL ~ 510 ms, unconstrained
+  CHECK(calm.request.target_replicas == 1);
+  CHECK(calm.request.reason.code == ReasonCode::kScaleDown);
+  CHECK_THAT(calm.request.reason.text, Catch::Contains("ITL") && Catch::Contains("(no target)"));
+}
+
+TEST_CASE("With an ITL-only SLO the load loop scales up and down on ITL alone") {
+  const LoadStep up = aggregated_tick({0, 100}, 12000);  // ITL ~ 131 ms
+  CHECK(up.request.target_replicas == 3);
+  CHECK(up.request.reason.code == ReasonCode::kScaleUp);
+  const LoadStep calm = aggregated_tick({0, 100}, 2000);  // ITL ~ 31 ms; TTFT unconstrained
+  CHECK(calm.request.target_replicas == 1);
+  CHECK(calm.request.reason.code == ReasonCode::kScaleDown);
+}
+
 TEST_CASE("Load policy save and restore give identical subsequent decisions") {
   auto made = make_policy("load", PolicyConfig{});
   REQUIRE(made.ok());

@@ -59,3 +59,29 @@ TEST_CASE("queueing state round trip gives identical later decisions") {
   CHECK(a.save_state() == b.save_state());
   CHECK_FALSE(b.restore_state(nlohmann::json{{"tuners", 3}}).ok());
 }
+
+namespace {
+
+// Pods loaded past lambda* at `slo`: the policy must size by the one target and ask for more.
+void scales_up_past_lambda_star(const SloTargets& slo) {
+  PolicyConfig c;
+  c.slo = slo;
+  QueueingPolicy p(c);
+  const double per_pod = capstan::testing::overloaded_rps(slo);
+  std::vector<Decision> d;
+  for (int t = 0; t < 12; ++t) d = p.tick(tick_at(30.0 * t, 2, 1, per_pod * (1 - 0.02 * (t % 3))));
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].target_replicas > 2);
+  CHECK(d[0].reason.code == ReasonCode::kScaleUp);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("lambda*") && Catch::Contains(describe(slo)));
+}
+
+}  // namespace
+
+TEST_CASE("queueing with a TTFT-only SLO sizes by TTFT and scales up under load it cannot serve") {
+  scales_up_past_lambda_star(capstan::testing::kTtftOnly);
+}
+
+TEST_CASE("queueing with an ITL-only SLO sizes by ITL and scales up under load it cannot serve") {
+  scales_up_past_lambda_star(capstan::testing::kItlOnly);
+}

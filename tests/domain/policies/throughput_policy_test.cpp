@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "domain/policy_fixture.hpp"
+
 using namespace capstan;
 
 namespace {
@@ -240,4 +242,41 @@ TEST_CASE("Throughput save and restore give identical subsequent decisions") {
     CHECK(a.value()->tick(input(now, 3 + now / 30)) == b.value()->tick(input(now, 3 + now / 30)));
   }
   CHECK(a.value()->save_state() == b.value()->save_state());
+}
+
+namespace {
+
+// The fixture's pods loaded past lambda* at `slo`, no profile, no forward passes: the
+// learned queue model sizes the floor by the one target.
+void throughput_scales_up_past_lambda_star(const SloTargets& slo) {
+  ThroughputConfig c;
+  c.slo = slo;
+  ThroughputPolicy policy(c);
+  const double rps = 2 * capstan::testing::overloaded_rps(slo);
+  std::vector<Decision> d;
+  for (int t = 0; t < 10; ++t) d = policy.tick(capstan::testing::tick_at(30.0 * t, {2, 0, 0}, rps * (1 - 0.02 * (t % 3))));
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].target_replicas > 2);
+  CHECK(d[0].reason.code == ReasonCode::kScaleUp);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("at the SLO (queue model"));
+}
+
+}  // namespace
+
+TEST_CASE("throughput with a TTFT-only SLO sizes its floor by TTFT and scales up under load it cannot serve") {
+  throughput_scales_up_past_lambda_star(capstan::testing::kTtftOnly);
+}
+
+TEST_CASE("throughput with an ITL-only SLO sizes its floor by ITL and scales up under load it cannot serve") {
+  throughput_scales_up_past_lambda_star(capstan::testing::kItlOnly);
+}
+
+TEST_CASE("A decode profile without an ITL target is sized at its best throughput, not its slowest") {
+  ThroughputConfig c = profiled(false);
+  c.slo = {2000, 0};
+  // Full KV: 30 000 tok/s per replica / OSL 150 = 200 req/s; 1000 req/s needs 5.
+  const ThroughputStep d = throughput_step({}, variant("decode", Role::kDecode, {pod("d0", 1000, 0, 25)}), c, 0);
+  REQUIRE(d.floor.has_value());
+  CHECK(d.floor->per_replica_rps == Approx(200));
+  CHECK(d.request.target_replicas == 5);
 }

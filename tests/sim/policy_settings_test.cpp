@@ -1,0 +1,53 @@
+#include "sim/policy_settings.hpp"
+
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+using namespace capstan::sim;
+using capstan::PolicyConfig;
+using capstan::SloTargets;
+
+TEST_CASE("Policy settings default to PolicyConfig's knobs and the oracle's attainment") {
+  const PolicySettings s;
+  const PolicyConfig c = policy_config(s);
+  const PolicyConfig defaults;
+  CHECK(c.slo == defaults.slo);
+  CHECK(c.scale_down_cooldown_s == defaults.scale_down_cooldown_s);
+  CHECK(c.scale_to_zero_retention_s == defaults.scale_to_zero_retention_s);
+  CHECK(c.gpu_budget == defaults.gpu_budget);
+  CHECK(c.client_timeout_s == defaults.client_timeout_s);
+  CHECK(s.slo_attainment == SustainableRateOptions{}.attainment_target);
+  CHECK(c.tail_probability == Approx(1 - s.slo_attainment));
+}
+
+TEST_CASE("policy_config carries every setting and makes the tail probability 1 - attainment") {
+  PolicySettings s;
+  s.slo = {0, 80};
+  s.slo_attainment = 0.99;
+  s.client_timeout_s = 90;
+  s.scale_down_cooldown_s = 60;
+  s.scale_to_zero_retention_s = 600;
+  s.gpu_budget = 16;
+  s.pd_band = {0.4, 1.0};
+  s.max_step_up = 2;
+  s.max_step_down = 1;
+  const PolicyConfig c = policy_config(s);
+  CHECK(c.slo == SloTargets{0, 80});
+  CHECK(c.tail_probability == Approx(0.01));
+  CHECK(c.client_timeout_s == 90);
+  CHECK(c.scale_down_cooldown_s == 60);
+  CHECK(c.scale_to_zero_retention_s == 600);
+  CHECK(c.gpu_budget == 16);
+  CHECK(c.pd_band == capstan::RatioBand{0.4, 1.0});
+  CHECK(c.max_step_up == 2);
+  CHECK(c.max_step_down == 1);
+}
+
+TEST_CASE("The client timeout is the longest of the fleets'") {
+  std::vector<FleetConfig> fleets(3);
+  fleets[0].client_timeout_s = 30;
+  fleets[1].client_timeout_s = 120;
+  CHECK(longest_client_timeout_s(fleets) == 120);
+  CHECK(longest_client_timeout_s({}) == 0);
+}
