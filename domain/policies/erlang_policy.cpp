@@ -19,13 +19,16 @@ namespace {
 constexpr double kPenaltyPerReplicaCost = 20;
 
 std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<const VariantView> views,
-                                          const PolicyConfig& config, const TickTime& time, ErlangMemory& memory) {
+                                          const PolicyConfig& config, const TickTime& time, ErlangMemory& memory,
+                                          std::vector<TickEvent>& events) {
   const double interval_s = time.interval_s;
   const ModelObservation seen = observe_model(m, views, time);
   if (!memory.forecast) memory.forecast = make_holt_state(HoltConfig::with_alpha(0.3)).value();
   HoltState& holt = *memory.forecast;
   if (seen.usable) holt = observe(holt, seen.now.rate_rps);
-  const double demand = std::max(forecast(holt, seen.horizon_s / interval_s), seen.now.rate_rps);
+  const double ahead_rps = forecast(holt, seen.horizon_s / interval_s);
+  const double demand = std::max(ahead_rps, seen.now.rate_rps);
+  events.push_back(ForecastMade{m.model, "holt", seen.horizon_s, ahead_rps, seen.now.rate_rps, {}});
 
   // The server: the variant with the lowest cost per unit of learned capacity.
   int best = -1;
@@ -79,6 +82,8 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     int k = wait_bound ? std::max(k_sla.value_or(0), pool ? pool->replicas : 0) : replicas_for(demand, mu_best);
     if (demand <= 0) k = 0;
     const int target = std::max(0, k - static_cast<int>(std::floor(others)));
+    events.push_back(CapacitySized{m.model, v.spec.name, config.slo, "explicit", mu_best, mu_best,
+                                   wait_bound ? "erlang-c" : "mean", demand, k});
     std::string text = describe_change(v.current_replicas, target) + ": forecast " + fmt_num(demand) + " req/s at t+" +
                        fmt_num(std::round(seen.horizon_s)) + " s over " + fmt_num(mu_best) + " req/s per replica; " +
                        (wait_bound ? "Erlang-C needs " + (k_sla ? std::to_string(*k_sla) : std::string("?")) +
@@ -102,8 +107,8 @@ class Erlang final : public TickPolicy {
 
   Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
                const PolicyConfig& config, const TickTime& time) const override {
-    ModelRequests mr{&m, plan_requests(m, views, config, time, policy_memory<ErlangMemory>(state))};
     Planned out;
+    ModelRequests mr{&m, plan_requests(m, views, config, time, policy_memory<ErlangMemory>(state), out.events)};
     out.proposal = finish_model(mr, config, time, state.finisher, out.events);
     out.next = std::move(state);
     return out;

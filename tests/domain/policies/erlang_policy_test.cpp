@@ -75,3 +75,28 @@ TEST_CASE("erlang with an ITL-only SLO sizes by lambda* alone, says so, and scal
   CHECK_THAT(d[0].reason.text, Catch::Contains("no TTFT target to bound the wait by"));
   CHECK_THAT(d[0].reason.text, !Catch::Contains("Erlang-C needs") && !Catch::Contains("warm pool"));
 }
+
+TEST_CASE("erlang's tick reports what it learned, forecast and sized as events") {
+  ErlangPolicy p(config());
+  for (int t = 0; t < 8; ++t) p.tick(tick_at(30.0 * t, Fleet{2, 0, 0}, 6));
+  const std::vector<Decision> d = p.tick(tick_at(240, Fleet{2, 0, 0}, 9));
+  const ForecastMade* forecast = nullptr;
+  const CapacitySized* capacity = nullptr;
+  int params = 0, decisions = 0;
+  for (const TickEvent& e : p.last_events()) {
+    if (auto* f = std::get_if<ForecastMade>(&e)) forecast = f;
+    if (auto* c = std::get_if<CapacitySized>(&e)) capacity = c;
+    params += std::holds_alternative<ParamsLearned>(e);
+    decisions += std::holds_alternative<DecisionMade>(e);
+  }
+  REQUIRE(forecast != nullptr);
+  CHECK(forecast->predictor == "holt");
+  CHECK(forecast->observed_rps == 9);
+  CHECK(forecast->horizon_s > 0);
+  REQUIRE(capacity != nullptr);
+  CHECK(capacity->variant == d[0].variant);
+  CHECK(capacity->bound == "erlang-c");
+  CHECK(capacity->per_replica_rps > 0);
+  CHECK(params >= 1);  // the EKF stepped on the variant that served
+  CHECK(decisions == static_cast<int>(d.size()));
+}
