@@ -136,7 +136,8 @@ class Hpa final : public PerVariantPolicy<HpaVariantState> {
 
  private:
   std::pair<HpaVariantState, VariantWish> step(HpaVariantState state, const ModelTickInput&, const VariantTickInput& v,
-                                      const PolicyConfig& config, const TickTime& time) const override {
+                                      const PolicyConfig& config, const TickTime& time,
+                                      std::vector<TickEvent>&) const override {
     HpaStep s = hpa_step(std::move(state), v.state, config_ ? *config_ : hpa_config_from(config), time.now_s,
                          max_sample_age_s(time.interval_s));
     return {std::move(s.state), VariantWish{std::move(s.request), std::move(s.unusable)}};

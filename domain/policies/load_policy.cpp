@@ -207,7 +207,8 @@ class Load final : public PerVariantPolicy<LoadVariantState> {
 
  private:
   std::pair<LoadVariantState, VariantWish> step(LoadVariantState state, const ModelTickInput&, const VariantTickInput& v,
-                                      const PolicyConfig& config, const TickTime& time) const override {
+                                      const PolicyConfig& config, const TickTime& time,
+                                      std::vector<TickEvent>&) const override {
     const int floor = std::max(1, v.state.spec.min_replicas);
     LoadStep s = load_step(std::move(state), v, config_ ? *config_ : load_config_from(config), time.now_s, floor);
     return {std::move(s.state), VariantWish{std::move(s.request), std::move(s.unusable)}};

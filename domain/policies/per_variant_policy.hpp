@@ -18,25 +18,25 @@ class PerVariantPolicy : public TickPolicy {
   Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView>, const PolicyConfig& config,
                const TickTime& time) const final {
     auto& memory = policy_memory<PerVariantMemory<VariantState>>(state);
+    Planned out;
     ModelRequests mr{&m, {}, {}};
     for (const VariantTickInput& v : m.variants) {
       VariantState& own = memory.variants[v.state.spec.name];
-      auto [next, wish] = step(std::move(own), m, v, config, time);
+      auto [next, wish] = step(std::move(own), m, v, config, time, out.events);
       own = std::move(next);
       mr.requests.push_back(std::move(wish.request));
       mr.unusable.push_back(std::move(wish.unusable));
     }
-    Planned out;
     out.proposal = finish_model(mr, config, time, state.finisher, out.events, finish_options());
     out.next = std::move(state);
     return out;
   }
 
  protected:
-  // One variant's next state and wish.
+  // One variant's next state and wish; what it forecast or sized goes to `events`.
   virtual std::pair<VariantState, VariantWish> step(VariantState state, const ModelTickInput& model,
                                                     const VariantTickInput& variant, const PolicyConfig& config,
-                                                    const TickTime& time) const = 0;
+                                                    const TickTime& time, std::vector<TickEvent>& events) const = 0;
   virtual FinishOptions finish_options() const { return {.enforcer = false}; }
 };
 

@@ -240,17 +240,36 @@ ThroughputConfig throughput_config_from(const PolicyConfig& config) {
 
 namespace {
 
+// The request rate the variant's ready pods reported, non-finite samples left out.
+double observed_rps(const VariantState& v) {
+  double sum = 0;
+  for (const PodMetrics* p : ready_pods(v)) {
+    if (std::isfinite(p->arrival_rate_rps)) sum += std::max(0.0, p->arrival_rate_rps);
+  }
+  return sum;
+}
+
 class Throughput final : public PerVariantPolicy<ThroughputVariantState> {
  public:
   explicit Throughput(std::optional<ThroughputConfig> config) : config_(std::move(config)) {}
   std::string name() const override { return "throughput"; }
 
  private:
-  std::pair<ThroughputVariantState, VariantWish> step(ThroughputVariantState state, const ModelTickInput&, const VariantTickInput& v,
-                                      const PolicyConfig& config, const TickTime& time) const override {
+  std::pair<ThroughputVariantState, VariantWish> step(ThroughputVariantState state, const ModelTickInput& m,
+                                                     const VariantTickInput& v, const PolicyConfig& config,
+                                                     const TickTime& time, std::vector<TickEvent>& events) const override {
     ThroughputConfig c = config_ ? *config_ : throughput_config_from(config);
     c.load.slo = c.slo;
     ThroughputStep s = throughput_step(std::move(state), v, c, time.now_s, max_sample_age_s(time.interval_s));
+    if (s.floor) {
+      const ReplicaFloor& f = *s.floor;
+      events.push_back(ForecastMade{m.model, to_string(c.predictor), time.interval_s, f.predicted.rate_rps,
+                                    observed_rps(v.state), {}});
+      if (f.per_replica_rps > 0) {
+        events.push_back(CapacitySized{m.model, v.state.spec.name, c.slo, "explicit", f.per_replica_rps,
+                                       f.per_replica_rps, to_string(f.source), f.predicted.rate_rps, f.replicas});
+      }
+    }
     return {std::move(s.state), VariantWish{std::move(s.request), std::move(s.unusable)}};
   }
 

@@ -280,3 +280,29 @@ TEST_CASE("A decode profile without an ITL target is sized at its best throughpu
   CHECK(d.floor->per_replica_rps == Approx(200));
   CHECK(d.request.target_replicas == 5);
 }
+
+TEST_CASE("throughput reports each variant's forecast and profiled capacity as events") {
+  ThroughputPolicy policy(profiled(false));
+  TickInput t;
+  ModelTickInput m;
+  m.model = {"ns", "llama"};
+  m.variants.push_back(variant("prefill", Role::kPrefill, {pod("p0", 200, 100, 0)}));
+  m.variants.push_back(variant("decode", Role::kDecode, {pod("d0", 200, 0, 15)}));
+  t.models.push_back(m);
+  const auto d = policy.tick(t);
+  std::vector<const ForecastMade*> forecasts;
+  std::vector<const CapacitySized*> capacities;
+  for (const TickEvent& e : policy.last_events()) {
+    if (auto* f = std::get_if<ForecastMade>(&e)) forecasts.push_back(f);
+    if (auto* c = std::get_if<CapacitySized>(&e)) capacities.push_back(c);
+  }
+  REQUIRE(forecasts.size() == 2);
+  CHECK(forecasts[0]->rate_rps == Approx(200));
+  CHECK(forecasts[0]->observed_rps == Approx(200));
+  REQUIRE(capacities.size() == 2);
+  CHECK(capacities[0]->variant == "prefill");
+  CHECK(capacities[0]->bound == "profile");
+  CHECK(capacities[0]->required_replicas == d[0].target_replicas);
+  CHECK(capacities[1]->variant == "decode");
+  CHECK(capacities[1]->required_replicas == d[1].target_replicas);
+}
