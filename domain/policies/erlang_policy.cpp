@@ -5,6 +5,7 @@
 
 #include "domain/model/erlang.hpp"
 #include "domain/model/model_learning.hpp"
+#include "domain/policies/learning_policy.hpp"
 #include "domain/core/format.hpp"
 #include "domain/model/queue_model.hpp"
 #include "domain/model/sla_sizing.hpp"
@@ -96,22 +97,15 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   return out;
 }
 
-class Erlang final : public TickPolicy {
+class Erlang final : public LearningPolicy<ErlangMemory> {
  public:
   std::string name() const override { return "erlang"; }
 
-  Learned learn(VariantMemory memory, const ModelKey& model, const VariantTickInput& input, const PolicyConfig&,
-                const TickTime& time) const override {
-    return learn_variant(std::move(memory), model, input, time, {});
-  }
-
-  Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
-               const PolicyConfig& config, const TickTime& time) const override {
-    Planned out;
-    ModelRequests mr{&m, plan_requests(m, views, config, time, policy_memory<ErlangMemory>(state), out.events)};
-    out.proposal = finish_model(mr, config, time, state.finisher, out.events);
-    out.next = std::move(state);
-    return out;
+ private:
+  std::vector<ScalingRequest> requests(const ModelTickInput& m, std::span<const VariantView> views,
+                                       const PolicyConfig& config, const TickTime& time, ErlangMemory& memory,
+                                       std::vector<TickEvent>& events) const override {
+    return plan_requests(m, views, config, time, memory, events);
   }
 };
 

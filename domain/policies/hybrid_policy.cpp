@@ -16,6 +16,7 @@
 #include "domain/model/observed_queueing.hpp"
 #include "domain/model/served_capacity.hpp"
 #include "domain/model/model_learning.hpp"
+#include "domain/policies/learning_policy.hpp"
 #include "domain/model/tail_capacity.hpp"
 #include "domain/forecast/predictor_selector.hpp"
 #include "domain/forecast/traffic_forecast.hpp"
@@ -252,22 +253,15 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   return requests;
 }
 
-class Hybrid final : public TickPolicy {
+class Hybrid final : public LearningPolicy<HybridMemory> {
  public:
   std::string name() const override { return "hybrid"; }
 
-  Learned learn(VariantMemory memory, const ModelKey& model, const VariantTickInput& input, const PolicyConfig&,
-                const TickTime& time) const override {
-    return learn_variant(std::move(memory), model, input, time, {});
-  }
-
-  Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
-               const PolicyConfig& config, const TickTime& time) const override {
-    Planned out;
-    ModelRequests mr{&m, plan_requests(m, views, config, time, policy_memory<HybridMemory>(state), out.events)};
-    out.proposal = finish_model(mr, config, time, state.finisher, out.events);
-    out.next = std::move(state);
-    return out;
+ private:
+  std::vector<ScalingRequest> requests(const ModelTickInput& m, std::span<const VariantView> views,
+                                       const PolicyConfig& config, const TickTime& time, HybridMemory& memory,
+                                       std::vector<TickEvent>& events) const override {
+    return plan_requests(m, views, config, time, memory, events);
   }
 };
 
