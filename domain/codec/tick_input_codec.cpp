@@ -237,12 +237,65 @@ Result<TickRecording> decode_tick_record(const json& j) {
   });
 }
 
+// A figure as {"n": name} with one of "i" (a count), "x" (a number) or "s" (a name), so
+// that a count reads back as a count and a NaN as a number.
+json encode_figure(const Figure& f) {
+  json j{{"n", f.name}};
+  if (const auto* i = std::get_if<long long>(&f.value)) {
+    j["i"] = *i;
+  } else if (const auto* x = std::get_if<double>(&f.value)) {
+    j["x"] = encode_number(*x);
+  } else {
+    j["s"] = std::get<std::string>(f.value);
+  }
+  return j;
+}
+
+Figure read_figure(const FieldReader& r) {
+  std::string name = r.at("n").string();
+  if (r.has("i")) return {std::move(name), r.at("i").integer()};
+  if (r.has("x")) return {std::move(name), r.at("x").number()};
+  if (r.has("s")) return {std::move(name), r.at("s").string()};
+  r.fail("must hold one of \"i\", \"x\" or \"s\"");
+}
+
+json encode_reason(const Reason& reason) {
+  json j{{"code", to_string(reason.code)}, {"text", reason.text}};
+  if (reason.kind.empty()) return j;
+  j["kind"] = reason.kind;
+  json figures = json::array();
+  for (const Figure& f : reason.figures) figures.push_back(encode_figure(f));
+  j["figures"] = std::move(figures);
+  if (!reason.causes.empty()) {
+    json causes = json::array();
+    for (const Reason& c : reason.causes) causes.push_back(encode_reason(c));
+    j["causes"] = std::move(causes);
+  }
+  return j;
+}
+
+Reason read_reason(const FieldReader& r) {
+  const FieldReader code = r.at("code");
+  auto parsed = parse_reason_code(code.string());
+  if (!parsed) code.fail("must be a reason code");
+  Reason reason(*parsed, r.at("text").string());
+  if (!r.has("kind")) return reason;
+  reason.kind = r.at("kind").string();
+  const FieldReader figures = r.at("figures");
+  for (std::size_t i = 0; i < figures.size(); ++i) reason.figures.push_back(read_figure(figures.at(i)));
+  if (r.has("causes")) {
+    const FieldReader causes = r.at("causes");
+    for (std::size_t i = 0; i < causes.size(); ++i) reason.causes.push_back(read_reason(causes.at(i)));
+  }
+  return reason;
+}
+
 json encode_decision(const Decision& d) {
   return {{"model", encode_model_key(d.model)},
           {"variant", d.variant},
           {"current_replicas", d.current_replicas},
           {"target_replicas", d.target_replicas},
-          {"reason", {{"code", to_string(d.reason.code)}, {"text", d.reason.text}}}};
+          {"reason", encode_reason(d.reason)}};
 }
 
 Decision read_decision(const FieldReader& r) {
@@ -251,11 +304,7 @@ Decision read_decision(const FieldReader& r) {
   d.variant = r.at("variant").string();
   d.current_replicas = r.at("current_replicas").int32();
   d.target_replicas = r.at("target_replicas").int32();
-  const FieldReader reason = r.at("reason");
-  const FieldReader code = reason.at("code");
-  auto parsed = parse_reason_code(code.string());
-  if (!parsed) code.fail("must be a reason code");
-  d.reason = {*parsed, reason.at("text").string()};
+  d.reason = read_reason(r.at("reason"));
   return d;
 }
 

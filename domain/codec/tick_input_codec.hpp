@@ -49,6 +49,10 @@ nlohmann::json encode_tick_record(const TickRecording& record);
 Result<TickRecording> decode_tick_record(const nlohmann::json& json);
 
 // A Decision, reason code by name.
+// A reason with its kind, figures and causes; a reason without a kind (text only) is
+// written as {code, text} and reads back as such.
+nlohmann::json encode_reason(const Reason& reason);
+Reason read_reason(const FieldReader& r);
 nlohmann::json encode_decision(const Decision& decision);
 Decision read_decision(const FieldReader& r);
 

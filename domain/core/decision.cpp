@@ -60,6 +60,10 @@ ScalingRequest hold(std::string variant, int current_replicas, ReasonCode code, 
   return {std::move(variant), current_replicas, current_replicas, {code, std::move(text)}};
 }
 
+ScalingRequest hold(std::string variant, int current_replicas, Reason reason) {
+  return {std::move(variant), current_replicas, current_replicas, std::move(reason)};
+}
+
 std::string describe_change(int current_replicas, int target_replicas) {
   const std::string from = std::to_string(current_replicas);
   const std::string to = std::to_string(target_replicas);

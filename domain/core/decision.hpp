@@ -12,40 +12,11 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "domain/core/reason.hpp"
 #include "domain/core/result.hpp"
 #include "domain/core/types.hpp"
 
 namespace capstan {
-
-enum class ReasonCode {
-  kHold,            // nothing to change
-  kScaleUp,
-  kScaleDown,
-  kScaleToZero,     // model idle for the retention period
-  kScaleFromZero,   // requests waiting for a model with no replicas
-  kMinReplicas,     // raised to the variant's lower bound
-  kMaxReplicas,     // capped at the variant's upper bound
-  kKeepOneReplica,  // scale to zero is off: one replica kept on the cheapest variant
-  kBudgetLimited,   // a scale-up cut short by the GPU budget
-  kCooldown,        // a scale-down held inside the cooldown / stabilization window
-  kPendingGuard,    // the variant's previous action is still in flight
-  kTransitioning,   // the model has a variant in transition: no scaling at all
-  kMetricsMissing,  // no pod reported what the policy needs
-  kNoCapacityData,  // nothing known about a variant's per-replica capacity
-  kPdBand,          // raised to keep the model's prefill:decode ratio within its band
-};
-
-// Stable snake_case name ("scale_up", "budget_limited", ...).
-const char* to_string(ReasonCode code);
-// Errors (kInvalidArgument) with the offending text for an unknown name.
-Result<ReasonCode> parse_reason_code(std::string_view name);
-
-struct Reason {
-  ReasonCode code = ReasonCode::kHold;
-  std::string text;
-
-  bool operator==(const Reason&) const = default;
-};
 
 // What one policy stage asks for one variant.
 struct ScalingRequest {
@@ -70,6 +41,8 @@ struct Decision {
 
 // A hold: target = current, with the given code and sentence.
 ScalingRequest hold(std::string variant, int current_replicas, ReasonCode code, std::string text);
+// A hold for the given reason.
+ScalingRequest hold(std::string variant, int current_replicas, Reason reason);
 
 // "scale up 2 -> 3" / "scale down 3 -> 2" / "hold at 2": the start of most reason texts.
 std::string describe_change(int current_replicas, int target_replicas);

@@ -102,17 +102,18 @@ std::vector<ScalingRequest> saturation_fallback(const std::vector<VariantState>&
     // Without a learned capacity a scale-down is a guess: hold instead.
     for (ScalingRequest& r : requests) {
       if (r.target_replicas < r.current_replicas) {
-        r = hold(r.variant, r.current_replicas, ReasonCode::kNoCapacityData,
-                 "hold at " + std::to_string(r.current_replicas) +
-                     ": saturation would release a replica, but no capacity is learned yet");
+        r = hold(r.variant, r.current_replicas,
+                 make_reason(ReasonCode::kNoCapacityData, "learning.no_release",
+                             {{"current", r.current_replicas}, {"target", r.current_replicas}}, {std::move(r.reason)}));
       }
     }
     return requests;
   }
   std::vector<ScalingRequest> holds;
   for (const VariantState& v : variants) {
-    holds.push_back(hold(v.spec.name, v.current_replicas, ReasonCode::kNoCapacityData,
-                         "hold at " + std::to_string(v.current_replicas) + ": no learned capacity yet"));
+    holds.push_back(hold(v.spec.name, v.current_replicas,
+                         make_reason(ReasonCode::kNoCapacityData, "learning.no_capacity",
+                                     {{"current", v.current_replicas}, {"target", v.current_replicas}})));
   }
   return holds;
 }

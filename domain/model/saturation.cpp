@@ -51,38 +51,22 @@ bool redistribution_keeps_headroom(const SpareSummary& s, const SaturationConfig
   return kv_after >= c.kv_spare_trigger && queue_after >= c.queue_spare_trigger;
 }
 
-std::string saturation_note(const SpareSummary& s) {
-  return std::to_string(s.saturated) + " of " + std::to_string(s.replicas) +
-         " replicas saturated";
+// The figures every saturation sentence is rendered from.
+std::vector<Figure> spare_figures(const SpareSummary& s, const SaturationConfig& c) {
+  return {{"saturated", s.saturated},          {"replicas", s.replicas},
+          {"spare_kv", s.avg_spare_kv},        {"spare_queue", s.avg_spare_queue},
+          {"kv_trigger", c.kv_spare_trigger},  {"queue_trigger", c.queue_spare_trigger},
+          {"min_non_saturated", kMinNonSaturatedForScaleDown}};
 }
 
-std::string scale_up_cause(const SpareSummary& s, const SaturationConfig& c) {
-  std::string cause;
-  if (s.avg_spare_kv < c.kv_spare_trigger) {
-    cause = "spare KV " + fmt_num(s.avg_spare_kv) + " below trigger " + fmt_num(c.kv_spare_trigger);
-  }
-  if (s.avg_spare_queue < c.queue_spare_trigger) {
-    if (!cause.empty()) cause += " and ";
-    cause += "spare queue " + fmt_num(s.avg_spare_queue) + " below trigger " +
-             fmt_num(c.queue_spare_trigger);
-  }
-  return cause + " (" + saturation_note(s) + ")";
-}
-
-std::string scale_down_blocker(const SpareSummary& s) {
-  const int n = s.replicas - s.saturated;
-  if (n < kMinNonSaturatedForScaleDown) {
-    return "scale-down needs " + std::to_string(kMinNonSaturatedForScaleDown) +
-           " non-saturated replicas, have " + std::to_string(n);
-  }
-  return "moving the load of 1 of " + std::to_string(n) +
-         " non-saturated replicas onto the rest would leave too little spare";
-}
-
-std::vector<ScalingRequest> hold_all(std::span<const VariantState> variants, ReasonCode code,
-                                     const std::string& text) {
+std::vector<ScalingRequest> hold_all(std::span<const VariantState> variants, const Reason& why) {
   std::vector<ScalingRequest> out;
-  for (const auto& v : variants) out.push_back(hold(v.spec.name, v.current_replicas, code, text));
+  for (const auto& v : variants) {
+    Reason r = why;
+    r.figures.insert(r.figures.begin(), {{"current", v.current_replicas}, {"target", v.current_replicas}});
+    r.text = render_reason(r);
+    out.push_back(hold(v.spec.name, v.current_replicas, std::move(r)));
+  }
   return out;
 }
 
@@ -90,28 +74,34 @@ std::vector<ScalingRequest> hold_all(std::span<const VariantState> variants, Rea
 // transition is incomplete. The in-flight variant keeps the target it was given.
 std::vector<ScalingRequest> hold_while_transitioning(std::span<const VariantState> variants,
                                                      const VariantState& moving) {
-  const std::string text = "no scaling while " + moving.spec.name + " is transitioning (desired " +
-                           std::to_string(*moving.desired_replicas) + ", current " +
-                           std::to_string(moving.current_replicas) + ")";
-  std::vector<ScalingRequest> out = hold_all(variants, ReasonCode::kTransitioning, text);
+  std::vector<ScalingRequest> out =
+      hold_all(variants, make_reason(ReasonCode::kTransitioning, "saturation.transitioning",
+                                     {{"moving", moving.spec.name},
+                                      {"moving_desired", *moving.desired_replicas},
+                                      {"moving_current", moving.current_replicas}}));
   for (std::size_t i = 0; i < variants.size(); ++i) {
     if (in_flight(variants[i])) out[i].target_replicas = *variants[i].desired_replicas;
   }
   return out;
 }
 
-void apply_change(std::vector<ScalingRequest>& requests, std::span<const VariantState> variants,
-                  const VariantState& chosen, int target, ReasonCode code,
-                  const std::string& cause) {
-  for (std::size_t i = 0; i < variants.size(); ++i) {
-    if (&variants[i] != &chosen) {
-      requests[i].reason.text = "hold at " + std::to_string(variants[i].current_replicas) + ": " +
-                                chosen.spec.name + " takes the change";
+// The chosen variant moves to `target`; the others hold, saying which variant moves.
+std::vector<ScalingRequest> apply_change(std::span<const VariantState> variants, const VariantState& chosen, int target,
+                                         ReasonCode code, const std::string& kind, std::vector<Figure> figures) {
+  std::vector<ScalingRequest> out;
+  for (const VariantState& v : variants) {
+    if (&v != &chosen) {
+      out.push_back(hold(v.spec.name, v.current_replicas,
+                         make_reason(ReasonCode::kHold, "saturation.other_moves",
+                                     {{"current", v.current_replicas}, {"target", v.current_replicas},
+                                      {"chosen", chosen.spec.name}})));
       continue;
     }
-    requests[i].target_replicas = target;
-    requests[i].reason = {code, describe_change(chosen.current_replicas, target) + ": " + cause};
+    std::vector<Figure> f{{"current", v.current_replicas}, {"target", target}};
+    f.insert(f.end(), figures.begin(), figures.end());
+    out.push_back({v.spec.name, v.current_replicas, target, make_reason(code, kind, std::move(f))});
   }
+  return out;
 }
 
 }  // namespace
@@ -137,8 +127,7 @@ Result<SaturationAnalysis> analyze_saturation(std::span<const VariantState> vari
   a.avg_spare_queue = s.avg_spare_queue;
 
   if (s.replicas == 0) {
-    a.requests = hold_all(variants, ReasonCode::kMetricsMissing,
-                          "no ready replica reported KV usage or queue length");
+    a.requests = hold_all(variants, make_reason(ReasonCode::kMetricsMissing, "saturation.no_metrics", {}));
     return a;
   }
   a.scale_up_needed =
@@ -159,15 +148,12 @@ Result<SaturationAnalysis> analyze_saturation(std::span<const VariantState> vari
     if (pick == nullptr) {
       const bool any_pending = std::any_of(variants.begin(), variants.end(),
                                            [](const VariantState& v) { return v.pending_replicas > 0; });
-      a.requests = hold_all(variants,
-                            any_pending ? ReasonCode::kPendingGuard : ReasonCode::kMaxReplicas,
-                            "scale-up needed but every variant has pending replicas or is at its "
-                            "maximum: " + scale_up_cause(s, config));
+      a.requests = hold_all(variants, make_reason(any_pending ? ReasonCode::kPendingGuard : ReasonCode::kMaxReplicas,
+                                                  "saturation.up_blocked", spare_figures(s, config)));
       return a;
     }
-    a.requests = hold_all(variants, ReasonCode::kHold, "");
-    apply_change(a.requests, variants, *pick, pick->current_replicas + 1, ReasonCode::kScaleUp,
-                 scale_up_cause(s, config) + "; cheapest variant without pending replicas");
+    a.requests = apply_change(variants, *pick, pick->current_replicas + 1, ReasonCode::kScaleUp, "saturation.up",
+                              spare_figures(s, config));
     return a;
   }
 
@@ -176,27 +162,15 @@ Result<SaturationAnalysis> analyze_saturation(std::span<const VariantState> vari
       return v.current_replicas > std::max(1, v.spec.min_replicas);
     });
     if (pick != nullptr) {
-      a.requests = hold_all(variants, ReasonCode::kHold, "");
-      apply_change(a.requests, variants, *pick, pick->current_replicas - 1, ReasonCode::kScaleDown,
-                   "spare KV " + fmt_num(s.avg_spare_kv) + " and queue " +
-                       fmt_num(s.avg_spare_queue) + " survive losing 1 of " +
-                       std::to_string(s.replicas - s.saturated) +
-                       " non-saturated replicas; most expensive variant");
+      a.requests = apply_change(variants, *pick, pick->current_replicas - 1, ReasonCode::kScaleDown, "saturation.down",
+                                spare_figures(s, config));
       return a;
     }
   }
 
-  const std::string text = "spare KV " + fmt_num(s.avg_spare_kv) + " and queue " +
-                           fmt_num(s.avg_spare_queue) + " at or above triggers " +
-                           fmt_num(config.kv_spare_trigger) + " / " +
-                           fmt_num(config.queue_spare_trigger) + "; " +
-                           (a.scale_down_safe ? "no variant above its floor"
-                                              : scale_down_blocker(s));
-  a.requests.clear();
-  for (const auto& v : variants) {
-    a.requests.push_back(hold(v.spec.name, v.current_replicas, ReasonCode::kHold,
-                              "hold at " + std::to_string(v.current_replicas) + ": " + text));
-  }
+  std::vector<Figure> figures = spare_figures(s, config);
+  figures.emplace_back("scale_down_safe", a.scale_down_safe);
+  a.requests = hold_all(variants, make_reason(ReasonCode::kHold, "saturation.hold", std::move(figures)));
   return a;
 }
 

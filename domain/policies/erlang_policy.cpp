@@ -75,9 +75,10 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   for (size_t i = 0; i < m.variants.size(); ++i) {
     const VariantState& v = m.variants[i].state;
     if (static_cast<int>(i) != best) {
-      out.push_back(hold(v.spec.name, v.current_replicas, ReasonCode::kHold,
-                         "hold at " + std::to_string(v.current_replicas) + ": counted toward " +
-                             chosen.spec.name + "'s Erlang-C servers"));
+      out.push_back(hold(v.spec.name, v.current_replicas,
+                         make_reason(ReasonCode::kHold, "erlang.counted",
+                                     {{"current", v.current_replicas}, {"target", v.current_replicas},
+                                      {"chosen", chosen.spec.name}})));
       continue;
     }
     int k = wait_bound ? std::max(k_sla.value_or(0), pool ? pool->replicas : 0) : replicas_for(demand, mu_best);
@@ -85,14 +86,18 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     const int target = std::max(0, k - static_cast<int>(std::floor(others)));
     events.push_back(CapacitySized{m.model, v.spec.name, config.slo, "explicit", mu_best, mu_best,
                                    wait_bound ? "erlang-c" : "mean", demand, k});
-    std::string text = describe_change(v.current_replicas, target) + ": forecast " + fmt_num(demand) + " req/s at t+" +
-                       fmt_num(std::round(seen.horizon_s)) + " s over " + fmt_num(mu_best) + " req/s per replica; " +
-                       (wait_bound ? "Erlang-C needs " + (k_sla ? std::to_string(*k_sla) : std::string("?")) +
-                                         " for P(wait > " + fmt_num(sla_s) + " s) < " + fmt_num(config.tail_probability)
-                                   : "no TTFT target to bound the wait by, so lambda* (" + describe(config.slo) +
-                                         ") alone needs " + std::to_string(k));
-    if (pool) text += ", warm pool " + std::to_string(pool->replicas) + " (P(violation) " + fmt_num(pool->p_violation) + ")";
-    out.push_back({v.spec.name, v.current_replicas, target, Reason{direction_code(v.current_replicas, target), text}});
+    std::vector<Figure> figures{{"current", v.current_replicas}, {"target", target},
+                                {"demand_rps", demand},          {"horizon_s", seen.horizon_s},
+                                {"per_replica_rps", mu_best},    {"replicas", k}};
+    if (wait_bound) {
+      figures.insert(figures.end(), {{"wait_target_s", sla_s}, {"tail_probability", config.tail_probability}});
+      if (k_sla) figures.emplace_back("erlang_c_replicas", *k_sla);
+    } else {
+      figures.emplace_back("slo", describe(config.slo));
+    }
+    if (pool) figures.insert(figures.end(), {{"warm_pool", pool->replicas}, {"p_violation", pool->p_violation}});
+    out.push_back({v.spec.name, v.current_replicas, target,
+                   make_reason(direction_code(v.current_replicas, target), "erlang.sized", std::move(figures))});
   }
   return out;
 }

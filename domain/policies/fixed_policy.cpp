@@ -18,7 +18,7 @@ class Fixed final : public TickPolicy {
       const int current = v.state.current_replicas;
       const int held = memory.held.try_emplace(v.state.spec.name, current).first->second;
       out.proposal.decisions.push_back({m.model, v.state.spec.name, current, held,
-                                        {ReasonCode::kHold, "hold at " + std::to_string(held) + ": static provisioning"}});
+                                        make_reason(ReasonCode::kHold, "fixed.static", {{"held", held}})});
       out.proposal.gpus_per_replica.push_back(v.state.spec.gpus_per_replica);
       out.proposal.band_raised.push_back(false);
     }

@@ -12,7 +12,7 @@ namespace {
 
 struct Recommendation {
   int replicas = 0;
-  std::string why;  // the figures behind it
+  std::vector<Figure> figures;  // what it was computed from (reason kind "hpa.sized")
 };
 
 // replica_calculator.go, calcPlainMetricReplicas, for an average-value target.
@@ -21,13 +21,13 @@ Recommendation recommend(const VariantState& v, double sum, int reported, const 
   const double target = c.target_concurrency_per_replica;
   const double metric = sum / reported;
   const double ratio = metric / target;
-  const std::string figures = fmt_num(metric) + " concurrent requests per replica against the " +
-                              fmt_num(target) + " target (ratio " + fmt_num(ratio) + ")";
+  std::vector<Figure> figures{{"per_replica", metric}, {"target_per_replica", target}, {"ratio", ratio}};
   const int missing = std::max(0, ready_replicas(v) - reported);
   const int unready = v.pending_replicas;
   if (missing == 0 && unready == 0) {
-    if (std::abs(ratio - 1) <= c.tolerance) return {current, figures + ", within the tolerance"};
-    return {static_cast<int>(std::ceil(ratio * reported)), figures};
+    const bool within = std::abs(ratio - 1) <= c.tolerance;
+    figures.emplace_back("within_tolerance", within);
+    return {within ? current : static_cast<int>(std::ceil(ratio * reported)), std::move(figures)};
   }
   // Pods without a usable value: conservative in the direction of the change.
   double padded = sum;
@@ -38,14 +38,12 @@ Recommendation recommend(const VariantState& v, double sum, int reported, const 
     counted += unready;
   }
   const double new_ratio = padded / (target * counted);
-  const std::string with = figures + "; counting " + std::to_string(missing) + " unreported and " +
-                           std::to_string(ratio < 1 ? 0 : unready) + " starting pod(s), ratio " +
-                           fmt_num(new_ratio);
-  if (std::abs(new_ratio - 1) <= c.tolerance || (ratio < 1) != (new_ratio < 1)) return {current, with};
+  figures.insert(figures.end(), {{"unreported", missing}, {"starting_counted", ratio < 1 ? 0 : unready}, {"padded_ratio", new_ratio}});
+  if (std::abs(new_ratio - 1) <= c.tolerance || (ratio < 1) != (new_ratio < 1)) return {current, std::move(figures)};
   const int desired = static_cast<int>(std::ceil(new_ratio * counted));
   // The recomputed count must not reverse the direction of the raw ratio.
-  if ((ratio > 1 && desired < current) || (ratio < 1 && desired > current)) return {current, with};
-  return {desired, with};
+  if ((ratio > 1 && desired < current) || (ratio < 1 && desired > current)) return {current, std::move(figures)};
+  return {desired, std::move(figures)};
 }
 
 }  // namespace
@@ -69,16 +67,16 @@ HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& 
   const auto pods = ready_pods(v);
   double sum = 0;
   for (const PodMetrics* p : pods) sum += p->running + p->queue_length;
-  std::string problem = unusable_metrics(v, max_age_s).value_or("");
+  std::optional<Reason> problem = unusable_metrics(v, max_age_s);
   HpaStep out;
   if (current == 0) {
     // The HPA does not act on a workload scaled to zero.
-    out.request = hold(v.spec.name, 0, ReasonCode::kHold, "hold at 0: the HPA is inactive at zero replicas");
-  } else if (!problem.empty() || pods.empty()) {
-    out.unusable = problem.empty() ? "every replica still starting" : problem;
+    out.request = hold(v.spec.name, 0, make_reason(ReasonCode::kHold, "hpa.at_zero", {}));
+  } else if (problem || pods.empty()) {
+    out.unusable = problem ? std::move(*problem) : make_reason(ReasonCode::kPendingGuard, "hpa.all_starting", {});
     out.request = hold_last_good(v, std::nullopt, *out.unusable);
   } else {
-    const Recommendation rec = recommend(v, sum, static_cast<int>(pods.size()), c);
+    Recommendation rec = recommend(v, sum, static_cast<int>(pods.size()), c);
     // Remember the raw recommendation; forget what every window has left behind.
     const double keep_s = std::max(c.scale_down_stabilization_s, c.scale_up_stabilization_s);
     std::erase_if(state.recommendations, [&](const HpaRecommendation& r) { return r.at_s < now_s - keep_s; });
@@ -90,17 +88,17 @@ HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& 
     }
     int target = std::clamp(current, up, std::max(up, down));
     std::optional<ReasonCode> code;
-    std::string note;
+    std::vector<Figure>& figures = rec.figures;
     if (rec.replicas < current && target > rec.replicas) {
       code = ReasonCode::kCooldown;
-      note = "; scale-down to " + std::to_string(rec.replicas) + " held by the " +
-             fmt_num(c.scale_down_stabilization_s) + " s stabilization window (highest recommendation " +
-             std::to_string(down) + ")";
+      figures.insert(figures.end(), {{"recommended", rec.replicas},
+                                     {"stabilization_s", c.scale_down_stabilization_s},
+                                     {"highest_recommendation", down}});
     }
     const int rate_limit = std::max(current + c.scale_up_pods_per_period,
                                     static_cast<int>(std::ceil(current * (1 + c.scale_up_percent_per_period / 100))));
     if (target > rate_limit) {
-      note += "; scale-up limited to " + std::to_string(rate_limit) + " this period";
+      figures.emplace_back("rate_limit", rate_limit);
       target = rate_limit;
     }
     VariantSpec bounds = v.spec;
@@ -108,11 +106,11 @@ HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& 
     const Bounded b = clamp_to_bounds(target, bounds);
     if (b.limited_by && b.target != target) {
       code = *b.limited_by;
-      note += "; bound " + std::to_string(b.target) + " of the variant";
+      figures.emplace_back("bound", b.target);
     }
+    figures.insert(figures.begin(), {{"current", current}, {"target", b.target}});
     out.request = {v.spec.name, current, b.target,
-                   {code.value_or(direction_code(current, b.target)),
-                    describe_change(current, b.target) + ": " + rec.why + note}};
+                   make_reason(code.value_or(direction_code(current, b.target)), "hpa.sized", std::move(figures))};
   }
   out.state = std::move(state);
   return out;

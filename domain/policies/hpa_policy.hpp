@@ -55,7 +55,7 @@ std::optional<Error> validate(const HpaConfig& config);
 struct HpaStep {
   HpaVariantState state;
   ScalingRequest request;
-  std::optional<std::string> unusable;  // why the pod metrics could not be used
+  std::optional<Reason> unusable;  // why the pod metrics could not be used
 };
 
 // max_age_s: pod samples older than this are stale (metric_guard.hpp); 0 = no age rule.

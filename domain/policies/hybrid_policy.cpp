@@ -20,7 +20,6 @@
 #include "domain/model/tail_capacity.hpp"
 #include "domain/forecast/predictor_selector.hpp"
 #include "domain/forecast/traffic_forecast.hpp"
-#include "domain/policies/hybrid_reason.hpp"
 #include "domain/policies/role_sizing.hpp"
 
 namespace capstan {
@@ -233,8 +232,6 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
 
   // The decision's latency estimate includes the queueing already observed.
   const double wait_ms = observed_wait_ms(seen.waiting_requests, m.upstream_queue, ready_supply);
-  const HybridDemandFigures why{demand, ahead.rate_rps, horizon_s, observed_rps, seen.backlog, backlog_ahead, peak, keep_s,
-                                supply, queued};
   for (size_t i = 0; i < requests.size(); ++i) {
     if (!sizes[i]) continue;
     events.push_back(CapacitySized{m.model, m.variants[i].state.spec.name, config.slo, "explicit", sizes[i]->model_rps,
@@ -242,13 +239,23 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   }
   for (size_t i = 0; i < requests.size(); ++i) {
     ScalingRequest& r = requests[i];
-    r.reason.text += "; " + describe(why);
+    std::vector<Figure> figures{{"demand_rps", demand},       {"forecast_rps", ahead.rate_rps},
+                                {"horizon_s", horizon_s},     {"observed_rps", observed_rps},
+                                {"backlog", seen.backlog},    {"backlog_ahead", backlog_ahead},
+                                {"peak_rps", peak},           {"keep_s", keep_s},
+                                {"supply_rps", supply},       {"queued", queued}};
     if (sizes[i]) {
       const ReplicaSizing& z = *sizes[i];
-      r.reason.text += "; " + describe(HybridCapacityFigures{z.capacity_rps, bound_of(z), config.slo.ttft_ms,
-                                                             config.slo.itl_ms, config.tail_probability,
-                                                             z.itl_sized_ms, z.predicted_ttft_ms, wait_ms});
+      figures.insert(figures.end(), {{"capacity_rps", z.capacity_rps},
+                                     {"bound", bound_of(z)},
+                                     {"ttft_target_ms", config.slo.ttft_ms},
+                                     {"itl_target_ms", config.slo.itl_ms},
+                                     {"tail_probability", config.tail_probability},
+                                     {"itl_sized_ms", z.itl_sized_ms},
+                                     {"predicted_ttft_ms", z.predicted_ttft_ms},
+                                     {"observed_wait_ms", wait_ms}});
     }
+    r.reason = make_reason(r.reason.code, "hybrid.sized", std::move(figures), {std::move(r.reason)});
   }
   return requests;
 }

@@ -28,21 +28,20 @@ struct Range {
     lo = std::min(lo, v);
     hi = std::max(hi, v);
   }
-  std::string text() const { return lo == hi ? fmt_num(lo) : fmt_num(lo) + "-" + fmt_num(hi); }
 };
 
 // One latency signal across engines against its target.
 struct Signal {
-  const char* name = "";
-  double target_ms = 0;  // 0: no constraint
+  const char* name = "";  // "ttft" or "itl": the prefix of its figures
+  double target_ms = 0;   // 0: no constraint
   Range range;
   bool all_above() const { return target_ms > 0 && range.lo > target_ms; }
   bool all_below(double sensitivity) const {
     return target_ms <= 0 || range.hi < target_ms * sensitivity;
   }
-  std::string describe() const {
-    return std::string("estimated ") + name + " " + range.text() + " ms " +
-           (target_ms > 0 ? "against the " + fmt_num(target_ms) + " ms target" : std::string("(no target)"));
+  void add_figures(std::vector<Figure>& out) const {
+    const std::string n = name;
+    out.insert(out.end(), {{n + "_lo_ms", range.lo}, {n + "_hi_ms", range.hi}, {n + "_target_ms", target_ms}});
   }
 };
 
@@ -73,10 +72,10 @@ std::vector<EngineEstimate> estimate_engines(const std::map<std::string, const F
   return out;
 }
 
-// +1, -1 or 0 by the all-engines rules, with the sentence after the "scale up 2 -> 3: ".
-std::pair<int, std::string> vote(Role role, const std::vector<EngineEstimate>& engines, int ready,
-                                 const LoadConfig& config) {
-  Signal ttft{"TTFT", config.slo.ttft_ms, {}}, itl{"ITL", config.slo.itl_ms, {}};
+// +1, -1 or 0 by the all-engines rules, with the figures of the signals it read.
+std::pair<int, Reason> vote(Role role, const std::vector<EngineEstimate>& engines, int ready,
+                            const LoadConfig& config) {
+  Signal ttft{"ttft", config.slo.ttft_ms, {}}, itl{"itl", config.slo.itl_ms, {}};
   for (const EngineEstimate& e : engines) {
     ttft.range.add(e.ttft_ms);
     itl.range.add(e.itl_ms);
@@ -85,19 +84,22 @@ std::pair<int, std::string> vote(Role role, const std::vector<EngineEstimate>& e
   if (role != Role::kDecode) used.push_back(&ttft);
   if (role != Role::kPrefill) used.push_back(&itl);
   const double s = config.scale_down_sensitivity;
-  const std::string on = " on all " + std::to_string(engines.size()) + " engine(s)";
+  std::vector<Figure> figures{{"engines", engines.size()}, {"sensitivity", s}};
   for (const Signal* sig : used) {
-    if (sig->all_above()) return {+1, sig->describe() + ", above it" + on};
+    if (sig->all_above()) {
+      sig->add_figures(figures);
+      figures.emplace_back("above", sig->name);
+      return {+1, make_reason(ReasonCode::kScaleUp, "load.vote.up", std::move(figures))};
+    }
   }
   bool all_below = ready >= 2;
-  std::string why;
   for (const Signal* sig : used) {
     all_below = all_below && sig->all_below(s);
-    why += (why.empty() ? "" : "; ") + sig->describe();
+    sig->add_figures(figures);
   }
-  if (all_below) return {-1, why + ", below " + fmt_num(s) + " x target" + on};
-  if (ready < 2) return {0, why + "; one ready engine, nothing to consolidate"};
-  return {0, why + "; not all engines above the target nor below " + fmt_num(s) + " x target"};
+  if (all_below) return {-1, make_reason(ReasonCode::kScaleDown, "load.vote.down", std::move(figures))};
+  if (ready < 2) return {0, make_reason(ReasonCode::kHold, "load.vote.single_engine", std::move(figures))};
+  return {0, make_reason(ReasonCode::kHold, "load.vote.mixed", std::move(figures))};
 }
 
 }  // namespace
@@ -136,38 +138,44 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
 
   ScalingRequest req;
   if (latest.empty()) {
-    out.unusable = input.forward_passes.empty() ? "no forward passes this tick"
-                                                : "every forward pass had a missing or negative field";
+    out.unusable = make_reason(ReasonCode::kMetricsMissing,
+                               input.forward_passes.empty() ? "load.no_passes" : "load.invalid_passes", {});
   } else if (named && static_cast<int>(latest.size()) < ready) {
-    out.unusable = std::to_string(latest.size()) + " of " + std::to_string(ready) +
-                   " ready replicas reported forward passes";
+    out.unusable = make_reason(ReasonCode::kMetricsMissing, "load.some_passes",
+                               {{"reported", latest.size()}, {"ready", ready}});
   }
   if (out.unusable) {
     req = hold_last_good(v, std::nullopt, *out.unusable);
   } else if (v.pending_replicas > 0 || in_flight(v)) {
-    req = hold(v.spec.name, current, ReasonCode::kPendingGuard,
-               describe_change(current, current) + ": previous action in flight (" +
-                   std::to_string(v.pending_replicas) + " replica(s) starting)");
+    req = hold(v.spec.name, current,
+               make_reason(ReasonCode::kPendingGuard, "load.in_flight",
+                           {{"current", current}, {"target", current}, {"starting", v.pending_replicas}}));
   } else if (!out.fit) {
-    req = hold(v.spec.name, current, ReasonCode::kNoCapacityData,
-               describe_change(current, current) + ": wall-time regression not ready (" +
-                   std::to_string(state.regression.samples.size()) + " iterations, " +
-                   std::to_string(config.regression.min_observations) +
-                   " needed, and no negative slope)");
+    req = hold(v.spec.name, current,
+               make_reason(ReasonCode::kNoCapacityData, "load.fit_not_ready",
+                           {{"current", current},
+                            {"target", current},
+                            {"iterations", state.regression.samples.size()},
+                            {"needed", config.regression.min_observations}}));
   } else if (state.last_change_s && now_s - *state.last_change_s < config.adjustment_interval_s) {
-    req = hold(v.spec.name, current, ReasonCode::kCooldown,
-               describe_change(current, current) + ": last step " + fmt_num(now_s - *state.last_change_s) +
-                   " s ago, one step per " + fmt_num(config.adjustment_interval_s) + " s");
+    req = hold(v.spec.name, current,
+               make_reason(ReasonCode::kCooldown, "load.cooldown",
+                           {{"current", current},
+                            {"target", current},
+                            {"since_step_s", now_s - *state.last_change_s},
+                            {"interval_s", config.adjustment_interval_s}}));
   } else {
     out.estimates = estimate_engines(latest, state.regression, *out.fit, config);
-    const auto [step, why] = vote(v.spec.role, out.estimates, ready, config);
+    auto [step, why] = vote(v.spec.role, out.estimates, ready, config);
     const int target = current + step;
     if (step < 0 && target < floor_replicas) {
-      req = hold(v.spec.name, current, ReasonCode::kHold,
-                 describe_change(current, current) + ": scale-down refused by the floor of " +
-                     std::to_string(floor_replicas) + " (" + why + ")");
+      req = hold(v.spec.name, current,
+                 make_reason(ReasonCode::kHold, "load.floor_refused",
+                             {{"current", current}, {"target", current}, {"floor", floor_replicas}}, {std::move(why)}));
     } else {
-      req = {v.spec.name, current, target, {direction_code(current, target), describe_change(current, target) + ": " + why}};
+      req = {v.spec.name, current, target,
+             make_reason(direction_code(current, target), "load.step", {{"current", current}, {"target", target}},
+                         {std::move(why)})};
     }
   }
 
@@ -176,14 +184,14 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
   if (req.target_replicas < floor_replicas && !observe_only) {
     const int from = req.target_replicas;
     req.target_replicas = floor_replicas;
-    req.reason = {direction_code(current, floor_replicas),
-                  describe_change(current, floor_replicas) + ": raised from " + std::to_string(from) +
-                      " to the floor of " + std::to_string(floor_replicas) + " (" + req.reason.text + ")"};
+    req.reason = make_reason(direction_code(current, floor_replicas), "load.raised_to_floor",
+                             {{"current", current}, {"target", floor_replicas}, {"from", from}, {"floor", floor_replicas}},
+                             {std::move(req.reason)});
   }
   if (const Bounded b = clamp_to_bounds(req.target_replicas, v.spec);
       b.limited_by && b.target != req.target_replicas) {
-    req.reason = {*b.limited_by, describe_change(current, b.target) + ": bound " + std::to_string(b.target) +
-                                     " of the variant (" + req.reason.text + ")"};
+    req.reason = make_reason(*b.limited_by, "variant.bound", {{"current", current}, {"target", b.target}},
+                             {std::move(req.reason)});
     req.target_replicas = b.target;
   }
   if (req.target_replicas != current) state.last_change_s = now_s;

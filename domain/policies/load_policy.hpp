@@ -64,7 +64,7 @@ struct EngineEstimate {
 struct LoadStep {
   LoadVariantState state;
   ScalingRequest request;
-  std::optional<std::string> unusable;    // why the forward passes could not be used
+  std::optional<Reason> unusable;         // why the forward passes could not be used
   std::vector<EngineEstimate> estimates;  // empty when the loop did not get that far
   std::optional<WallTimeFit> fit;
 };

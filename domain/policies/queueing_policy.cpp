@@ -36,8 +36,9 @@ class Queueing final : public TickPolicy {
     if (!analysis || analysis->error) {
       const std::string why = analysis ? analysis->error->message : analysis.error().message;
       for (const VariantTickInput& v : m.variants) {
-        mr.requests.push_back(hold(v.state.spec.name, v.state.current_replicas, ReasonCode::kNoCapacityData,
-                                   "hold at " + std::to_string(v.state.current_replicas) + ": " + why));
+        mr.requests.push_back(hold(v.state.spec.name, v.state.current_replicas,
+                                   make_reason(ReasonCode::kNoCapacityData, "queueing.failed",
+                                               {{"current", v.state.current_replicas}, {"error", why}})));
       }
     } else {
       CapacitySignal signal;
@@ -62,8 +63,10 @@ class Queueing final : public TickPolicy {
       for (size_t i = 0; i < mr.requests.size(); ++i) {
         const VariantCapacity& c = analysis->variants[i].capacity;
         if (c.status == CapacityStatus::kOk) {
-          mr.requests[i].reason.text += " (lambda* " + fmt_num(c.per_replica_capacity_rps) +
-                                        " req/s per replica at " + describe(analysis->slo.targets) + ")";
+          Reason& r = mr.requests[i].reason;
+          r = make_reason(r.code, "queueing.sized",
+                          {{"per_replica_rps", c.per_replica_capacity_rps}, {"slo", describe(analysis->slo.targets)}},
+                          {std::move(r)});
         }
       }
     }

@@ -31,13 +31,11 @@ RegressionState fold_forward_passes(RegressionState r, const VariantTickInput& v
   return r;
 }
 
-const char* latency_name(Role role) { return role == Role::kPrefill ? "TTFT" : "ITL"; }
-
 // One role of the model: the CapacitySignal for the optimizer and the sentence behind it.
 struct RolePlan {
   std::vector<std::size_t> variants;  // indices into the model's variants
   CapacitySignal signal;
-  std::string why;
+  std::vector<Figure> why;  // what the role was sized from (reason kind "role.sized")
   bool any_capacity = false;
   int fit_samples = 0;  // the most iterations any of its variants' regressions holds
 };
@@ -53,7 +51,7 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
   const RoleBacklog backlog = role_backlog(m, role, max_age_s);
   BacklogOutlook outlook{backlog.total(), tick.observed_rps, 0, {}, config.client_timeout_s};
   double supply = 0, ready_supply = 0;
-  std::string per_replica;
+  std::vector<Figure> per_replica;
   for (std::size_t i = 0; i < m.variants.size(); ++i) {
     const VariantState& v = m.variants[i].state;
     if (v.spec.role != role) continue;
@@ -77,7 +75,7 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
     plan.signal.variants.push_back({v.spec.name, cap, v.spec.cost_per_replica, v.current_replicas,
                                     v.pending_replicas, v.spec.min_replicas, v.spec.max_replicas,
                                     v.spec.gpus_per_replica});
-    if (cap > 0) per_replica += (per_replica.empty() ? "" : ", ") + v.spec.name + " " + fmt_num(cap) + " req/s";
+    if (cap > 0) per_replica.emplace_back("capacity_rps:" + v.spec.name, cap);
   }
 
   int ready = 0;
@@ -97,19 +95,23 @@ RolePlan plan_role(const ModelTickInput& m, Role role, const SplitTick& tick, co
   plan.signal.spare = projected.queued ? 0.0 : std::max(0.0, supply - peak * (1 + kSpareMargin));
 
   const double wait_ms = observed_wait_ms(backlog.waiting, backlog.router_queue, ready_supply);
-  const std::string queue_name = role == Role::kPrefill ? "upstream queue " : "decode queue ";
-  plan.why = std::string(to_string(role)) + " demand " + fmt_num(demand) + " req/s (forecast " +
-             fmt_num(tick.forecast_rps) + " req/s at t+" + fmt_num(std::round(tick.horizon_s)) + " s, observed " +
-             fmt_num(tick.observed_rps) + " req/s + backlog " + fmt_num(backlog.total()) + " incl. " + queue_name +
-             fmt_num(backlog.router_queue) + ", " + fmt_num(std::round(backlog_ahead)) +
-             " when new replicas are ready), peak " + fmt_num(peak) + " req/s over the last " +
-             fmt_num(std::round(keep_s)) + " s, supply " + fmt_num(supply) + " req/s; per replica " +
-             (per_replica.empty() ? std::string("unknown") : per_replica) + " (" + fmt_num(kRoleUtilization) +
-             " x the forward-pass fit's rate at the " + latency_name(role) + " target, ISL " +
-             fmt_num(shape.avg_input_tokens) + ", OSL " + fmt_num(shape.avg_output_tokens) + "), " +
-             (std::isfinite(wait_ms) ? fmt_num(wait_ms) + " ms" : std::string("unbounded")) +
-             " observed queueing before " + to_string(role) +
-             (projected.queued ? ", nothing released while " + fmt_num(backlog.total()) + " requests wait" : "");
+  plan.why = {{"role", to_string(role)},
+              {"demand_rps", demand},
+              {"forecast_rps", tick.forecast_rps},
+              {"horizon_s", tick.horizon_s},
+              {"observed_rps", tick.observed_rps},
+              {"backlog", backlog.total()},
+              {"router_queue", backlog.router_queue},
+              {"backlog_ahead", backlog_ahead},
+              {"peak_rps", peak},
+              {"keep_s", keep_s},
+              {"supply_rps", supply},
+              {"utilization", kRoleUtilization},
+              {"avg_input_tokens", shape.avg_input_tokens},
+              {"avg_output_tokens", shape.avg_output_tokens},
+              {"observed_wait_ms", wait_ms},
+              {"queued", projected.queued}};
+  plan.why.insert(plan.why.end(), per_replica.begin(), per_replica.end());
   return plan;
 }
 
@@ -183,17 +185,17 @@ std::vector<ScalingRequest> plan_split_model(const ModelTickInput& m, const Spli
     if (!plan.any_capacity) {
       for (std::size_t i : plan.variants) {
         const VariantState& v = m.variants[i].state;
-        out[i] = hold(v.spec.name, v.current_replicas, ReasonCode::kNoCapacityData,
-                      "hold at " + std::to_string(v.current_replicas) + ": no capacity known for the " +
-                          to_string(role) + " role yet (forward-pass fit of " + std::to_string(plan.fit_samples) +
-                          " iterations" + (shape.avg_input_tokens > 0 ? "" : ", no request lengths seen") + "); " +
-                          plan.why);
+        std::vector<Figure> figures{{"current", v.current_replicas}, {"fit_samples", plan.fit_samples}};
+        figures.insert(figures.end(), plan.why.begin(), plan.why.end());
+        out[i] = hold(v.spec.name, v.current_replicas,
+                      make_reason(ReasonCode::kNoCapacityData, "role.no_capacity", std::move(figures)));
       }
       continue;
     }
     std::vector<ScalingRequest> requests = optimize_cost_aware(plan.signal);
     for (std::size_t k = 0; k < plan.variants.size(); ++k) {
-      requests[k].reason.text += "; " + plan.why;
+      Reason& r = requests[k].reason;
+      r = make_reason(r.code, "role.sized", plan.why, {std::move(r)});
       out[plan.variants[k]] = std::move(requests[k]);
     }
   }
@@ -202,9 +204,8 @@ std::vector<ScalingRequest> plan_split_model(const ModelTickInput& m, const Spli
   for (std::size_t i = 0; i < m.variants.size(); ++i) {
     const VariantState& v = m.variants[i].state;
     if (v.spec.role == Role::kBoth)
-      out[i] = hold(v.spec.name, v.current_replicas, ReasonCode::kHold,
-                    "hold at " + std::to_string(v.current_replicas) +
-                        ": a variant serving both phases beside a prefill/decode split is not sized");
+      out[i] = hold(v.spec.name, v.current_replicas,
+                    make_reason(ReasonCode::kHold, "role.both_beside_split", {{"current", v.current_replicas}}));
   }
   return out;
 }

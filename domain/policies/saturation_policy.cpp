@@ -19,8 +19,9 @@ class Saturation final : public TickPolicy {
       mr.requests = analysis->requests;
     } else {
       for (const VariantState& v : variants) {
-        mr.requests.push_back(hold(v.spec.name, v.current_replicas, ReasonCode::kHold,
-                                   "hold at " + std::to_string(v.current_replicas) + ": " + analysis.error().message));
+        mr.requests.push_back(hold(v.spec.name, v.current_replicas,
+                                   make_reason(ReasonCode::kHold, "saturation.failed",
+                                               {{"current", v.current_replicas}, {"error", analysis.error().message}})));
       }
     }
     Planned out;

@@ -32,15 +32,15 @@ class SaturationToken final : public TickPolicy {
                                [&](const ScalingRequest& r) { return r.variant == v.state.spec.name; });
         mr.requests.push_back(it != per_role.end()
                                   ? *it
-                                  : hold(v.state.spec.name, v.state.current_replicas, ReasonCode::kNoCapacityData,
-                                         "hold at " + std::to_string(v.state.current_replicas) +
-                                             ": no token capacity known"));
+                                  : hold(v.state.spec.name, v.state.current_replicas,
+                                         make_reason(ReasonCode::kNoCapacityData, "saturation_token.no_capacity",
+                                                     {{"current", v.state.current_replicas}})));
       }
     } else {
       for (const VariantTickInput& v : m.variants) {
-        mr.requests.push_back(hold(v.state.spec.name, v.state.current_replicas, ReasonCode::kHold,
-                                   "hold at " + std::to_string(v.state.current_replicas) + ": " +
-                                       step.error().message));
+        mr.requests.push_back(hold(v.state.spec.name, v.state.current_replicas,
+                                   make_reason(ReasonCode::kHold, "saturation.failed",
+                                               {{"current", v.state.current_replicas}, {"error", step.error().message}})));
       }
     }
     Planned out;

@@ -114,13 +114,11 @@ bool size_from_queue_model(ThroughputVariantState& state, const VariantState& v,
   return true;
 }
 
-std::string corrections_text(const ReplicaFloor& f, Role role) {
-  if (f.source == PerfSource::kRegression) return "";
-  auto one = [](double c) { return std::isfinite(c) ? fmt_num(c) : std::string("n/a"); };
-  std::string out;
-  if (role != Role::kDecode) out += ", correction TTFT " + one(f.prefill_correction);
-  if (role != Role::kPrefill) out += (role == Role::kBoth ? " / ITL " : ", correction ITL ") + one(f.decode_correction);
-  return out;
+// The correction factors behind a queue-model or profile capacity, by the phases the role serves.
+void add_corrections(std::vector<Figure>& figures, const ReplicaFloor& f, Role role) {
+  if (f.source == PerfSource::kRegression) return;
+  if (role != Role::kDecode) figures.emplace_back("ttft_correction", f.prefill_correction);
+  if (role != Role::kPrefill) figures.emplace_back("itl_correction", f.decode_correction);
 }
 
 ReplicaFloor size_floor(ThroughputVariantState& state, const VariantState& v, const Observed& obs,
@@ -133,24 +131,25 @@ ReplicaFloor size_floor(ThroughputVariantState& state, const VariantState& v, co
   const bool sized = (prof != config.profiles.end() && size_from_profile(prof->second, v.spec, obs, config, f)) ||
                      (fitted && size_from_regression(*fitted, v.spec, config, f)) ||
                      size_from_queue_model(state, v, obs, config, f);
-  const std::string shape = " (ISL " + fmt_num(f.predicted.avg_input_tokens) + ", OSL " +
-                            fmt_num(f.predicted.avg_output_tokens) + ")";
+  std::vector<Figure> figures{{"rate_rps", f.predicted.rate_rps},
+                              {"avg_input_tokens", f.predicted.avg_input_tokens},
+                              {"avg_output_tokens", f.predicted.avg_output_tokens}};
   if (!(f.predicted.rate_rps > 0)) {
     f.replicas = least;
-    f.text = "no traffic predicted; keeping the minimum of " + std::to_string(least);
+    f.why = make_reason(ReasonCode::kHold, "throughput.no_traffic", {{"least", least}});
     return f;
   }
   if (!sized || !(f.per_replica_rps > 0)) {
     f.source = PerfSource::kNone;
     f.replicas = 0;
-    f.text = "predicted " + fmt_num(f.predicted.rate_rps) + " req/s" + shape +
-             " but no per-replica capacity known (no profile, regression not ready, no learned queue model)";
+    f.why = make_reason(ReasonCode::kNoCapacityData, "throughput.no_capacity", std::move(figures));
     return f;
   }
   f.replicas = std::max(least, replicas_for(f.predicted.rate_rps, f.per_replica_rps));
-  f.text = "predicted " + fmt_num(f.predicted.rate_rps) + " req/s" + shape + " over " +
-           fmt_num(f.per_replica_rps) + " req/s per replica at the SLO (" + to_string(f.source) +
-           corrections_text(f, v.spec.role) + ") needs " + std::to_string(f.replicas);
+  figures.insert(figures.end(), {{"per_replica_rps", f.per_replica_rps}, {"source", to_string(f.source)}});
+  add_corrections(figures, f, v.spec.role);
+  figures.emplace_back("replicas", f.replicas);
+  f.why = make_reason(ReasonCode::kHold, "throughput.floor", std::move(figures));
   return f;
 }
 
@@ -177,12 +176,12 @@ ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickIn
   }
   const auto pods = ready_pods(v);
   if (pods.empty() && ready_replicas(v) == 0 && v.pending_replicas > 0) {
-    out.request = hold(v.spec.name, current, ReasonCode::kPendingGuard,
-                       describe_change(current, current) + ": every replica still starting");
+    out.request = hold(v.spec.name, current,
+                       make_reason(ReasonCode::kPendingGuard, "throughput.all_starting", {{"current", current}, {"target", current}}));
     out.state = std::move(state);
     return out;
   }
-  if (auto problem = pods.empty() ? std::optional<std::string>("no ready replica to observe")
+  if (auto problem = pods.empty() ? make_reason(ReasonCode::kMetricsMissing, "throughput.no_ready", {})
                                   : unusable_metrics(v, max_age_s)) {
     out.request = hold_last_good(v, std::nullopt, *problem);
     out.unusable = std::move(problem);
@@ -201,8 +200,9 @@ ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickIn
 
   ScalingRequest req;
   if (floor.source == PerfSource::kNone && floor.replicas == 0) {
-    req = hold(v.spec.name, current, ReasonCode::kNoCapacityData,
-               describe_change(current, current) + ": " + floor.text);
+    req = hold(v.spec.name, current,
+               make_reason(ReasonCode::kNoCapacityData, "throughput.step", {{"current", current}, {"target", current}},
+                           {floor.why}));
   } else if (config.load_loop && !input.forward_passes.empty()) {
     LoadConfig lc = config.load;
     lc.slo = config.slo;
@@ -210,18 +210,24 @@ ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickIn
     state.load = std::move(step.state);
     req = std::move(step.request);
     out.unusable = std::move(step.unusable);
-    req.reason.text += "; throughput floor " + std::to_string(floor.replicas) + ": " + floor.text;
+    req.reason = make_reason(req.reason.code, "throughput.with_load", {{"floor", floor.replicas}},
+                             {std::move(req.reason), floor.why});
   } else {
     const Bounded b = clamp_to_bounds(floor.replicas, v.spec);
     if (b.target != current && (v.pending_replicas > 0 || in_flight(v))) {
-      req = hold(v.spec.name, current, ReasonCode::kPendingGuard,
-                 describe_change(current, current) + ": " + (b.target > current ? "scale-up" : "scale-down") +
-                     " to " + std::to_string(b.target) + " waits for the action in flight (" +
-                     std::to_string(v.pending_replicas) + " replica(s) starting); " + floor.text);
+      req = hold(v.spec.name, current,
+                 make_reason(ReasonCode::kPendingGuard, "throughput.in_flight",
+                             {{"current", current},
+                              {"target", current},
+                              {"direction", b.target > current ? "scale-up" : "scale-down"},
+                              {"wanted", b.target},
+                              {"starting", v.pending_replicas}},
+                             {floor.why}));
     } else {
       const ReasonCode code = b.limited_by && b.target != floor.replicas ? *b.limited_by
                                                                          : direction_code(current, b.target);
-      req = {v.spec.name, current, b.target, {code, describe_change(current, b.target) + ": " + floor.text}};
+      req = {v.spec.name, current, b.target,
+             make_reason(code, "throughput.step", {{"current", current}, {"target", b.target}}, {floor.why})};
     }
   }
   out.state = std::move(state);

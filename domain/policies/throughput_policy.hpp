@@ -79,13 +79,13 @@ struct ReplicaFloor {
   double prefill_correction = 1;  // NaN when not computable
   double decode_correction = 1;
   int replicas = 0;
-  std::string text;               // "predicted 31 req/s over 7.8 req/s per replica at the SLO ..."
+  Reason why;                     // "predicted 31 req/s over 7.8 req/s per replica at the SLO ..."
 };
 
 struct ThroughputStep {
   ThroughputVariantState state;
   ScalingRequest request;
-  std::optional<std::string> unusable;  // why the variant's data could not be used
+  std::optional<Reason> unusable;       // why the variant's data could not be used
   std::optional<ReplicaFloor> floor;    // empty when metrics were missing
 };
 

@@ -5,7 +5,6 @@
 #include <limits>
 #include <numeric>
 
-#include "domain/core/format.hpp"
 
 namespace capstan {
 namespace {
@@ -35,10 +34,6 @@ std::vector<std::size_t> by_cost_descending(const std::vector<VariantSupply>& vs
                : vs[a].variant > vs[b].variant;
   });
   return order;
-}
-
-std::string amount(double value, const CapacitySignal& s) {
-  return fmt_num(std::round(value)) + (s.unit.empty() ? "" : " " + s.unit);
 }
 
 void scale_up(const CapacitySignal& s, std::vector<int>& targets) {
@@ -104,27 +99,31 @@ std::vector<ScalingRequest> optimize_cost_aware(const CapacitySignal& s) {
   for (std::size_t i = 0; i < s.variants.size(); ++i) {
     const VariantSupply& v = s.variants[i];
     const int current = v.current_replicas;
-    ScalingRequest r{v.variant, current, targets[i], {direction_code(current, targets[i]), ""}};
-    const std::string head = describe_change(current, targets[i]) + ": ";
-    if (targets[i] > current) {
-      r.reason.text = head + amount(s.required, s) + " required; " +
-                      fmt_num(v.cost_per_replica) + " per " + amount(v.per_replica_capacity, s) +
-                      " is the most cost-efficient";
-    } else if (targets[i] < current) {
-      r.reason.text = head + amount(s.spare, s) + (s.release_least_efficient_first ? " spare; least cost-efficient variant first"
-                                                                      : " spare; most expensive variant first");
+    const int target = targets[i];
+    const ReasonCode code = direction_code(current, target);
+    const auto figures = [&](std::initializer_list<Figure> more) {
+      std::vector<Figure> f{{"current", current}, {"target", target}, {"unit", s.unit}};
+      f.insert(f.end(), more);
+      return f;
+    };
+    Reason why;
+    if (target > current) {
+      why = make_reason(code, "optimizer.up",
+                        figures({{"required", s.required}, {"cost_per_replica", v.cost_per_replica},
+                                 {"per_replica_capacity", v.per_replica_capacity}}));
+    } else if (target < current) {
+      why = make_reason(code, s.release_least_efficient_first ? "optimizer.down.least_efficient" : "optimizer.down.most_expensive",
+                        figures({{"spare", s.spare}}));
     } else if (s.required > 0 && !any_capacity) {
-      r.reason = {ReasonCode::kNoCapacityData,
-                  head + amount(s.required, s) + " required but no variant has known capacity"};
+      why = make_reason(ReasonCode::kNoCapacityData, "optimizer.no_capacity", figures({{"required", s.required}}));
     } else if (s.required > 0) {
-      r.reason.text = head + amount(s.required, s) + " required; placed on a more cost-efficient "
-                      "variant or none has room";
+      why = make_reason(code, "optimizer.placed_elsewhere", figures({{"required", s.required}}));
     } else if (s.spare > 0) {
-      r.reason.text = head + amount(s.spare, s) + " spare, less than one replica here or at its floor";
+      why = make_reason(code, "optimizer.spare_too_small", figures({{"spare", s.spare}}));
     } else {
-      r.reason.text = head + "demand " + amount(s.demand, s) + " within thresholds of supply " +
-                      amount(s.supply, s);
+      why = make_reason(code, "optimizer.within_thresholds", figures({{"demand", s.demand}, {"supply", s.supply}}));
     }
+    ScalingRequest r{v.variant, current, target, std::move(why)};
     out.push_back(std::move(r));
   }
   return out;

@@ -42,8 +42,9 @@ std::vector<ScalingRequest> align(const EnforcerInput& in) {
       r.current_replicas = v.current_replicas;
       out.push_back(std::move(r));
     } else {
-      out.push_back(hold(v.spec.name, v.current_replicas, ReasonCode::kHold,
-                         "hold at " + std::to_string(v.current_replicas) + ": no request"));
+      out.push_back(hold(v.spec.name, v.current_replicas,
+                         make_reason(ReasonCode::kHold, "enforcer.no_request",
+                                     {{"current", v.current_replicas}, {"target", v.current_replicas}})));
     }
   }
   return out;
@@ -63,12 +64,14 @@ void remember(VariantEnforcerState& s, const EnforcerConfig& c, double now_s, in
 void slow_scale_down(ScalingRequest& r, const VariantEnforcerState& s, const EnforcerConfig& c,
                      double now_s) {
   if (r.target_replicas >= r.current_replicas) return;
-  const std::string wanted = ", wanted " + std::to_string(r.target_replicas);
   if (s.last_change_s && now_s - *s.last_change_s < c.scale_down_cooldown_s) {
-    r.reason = {ReasonCode::kCooldown,
-                "hold at " + std::to_string(r.current_replicas) + wanted + ": last change " +
-                    fmt_num(now_s - *s.last_change_s) + " s ago, scale-down cooldown " +
-                    fmt_num(c.scale_down_cooldown_s) + " s"};
+    r.reason = make_reason(ReasonCode::kCooldown, "enforcer.cooldown",
+                           {{"current", r.current_replicas},
+                            {"target", r.current_replicas},
+                            {"wanted", r.target_replicas},
+                            {"since_change_s", now_s - *s.last_change_s},
+                            {"cooldown_s", c.scale_down_cooldown_s}},
+                           {std::move(r.reason)});
     r.target_replicas = r.current_replicas;
     return;
   }
@@ -76,9 +79,12 @@ void slow_scale_down(ScalingRequest& r, const VariantEnforcerState& s, const Enf
   for (const auto& x : s.recent_targets) highest = std::max(highest, x.target_replicas);
   highest = std::min(highest, r.current_replicas);
   if (highest > r.target_replicas) {
-    r.reason = {ReasonCode::kCooldown,
-                describe_change(r.current_replicas, highest) + wanted + ": highest target in the " +
-                    fmt_num(c.stabilization_window_s) + " s stabilization window"};
+    r.reason = make_reason(ReasonCode::kCooldown, "enforcer.stabilization",
+                           {{"current", r.current_replicas},
+                            {"target", highest},
+                            {"wanted", r.target_replicas},
+                            {"window_s", c.stabilization_window_s}},
+                           {std::move(r.reason)});
     r.target_replicas = highest;
   }
 }
@@ -86,14 +92,14 @@ void slow_scale_down(ScalingRequest& r, const VariantEnforcerState& s, const Enf
 void clamp_to_bounds(ScalingRequest& r, const VariantSpec& spec) {
   if (r.target_replicas < spec.min_replicas) {
     r.target_replicas = spec.min_replicas;
-    r.reason = {ReasonCode::kMinReplicas, describe_change(r.current_replicas, r.target_replicas) +
-                                              ": min_replicas " +
-                                              std::to_string(spec.min_replicas)};
+    r.reason = make_reason(ReasonCode::kMinReplicas, "bounds.min",
+                           {{"current", r.current_replicas}, {"target", r.target_replicas}, {"min_replicas", spec.min_replicas}},
+                           {std::move(r.reason)});
   } else if (r.target_replicas > spec.max_replicas) {
     r.target_replicas = spec.max_replicas;
-    r.reason = {ReasonCode::kMaxReplicas, describe_change(r.current_replicas, r.target_replicas) +
-                                              ": max_replicas " +
-                                              std::to_string(spec.max_replicas)};
+    r.reason = make_reason(ReasonCode::kMaxReplicas, "bounds.max",
+                           {{"current", r.current_replicas}, {"target", r.target_replicas}, {"max_replicas", spec.max_replicas}},
+                           {std::move(r.reason)});
   }
 }
 
@@ -145,10 +151,9 @@ Result<EnforcerStep> enforce(const EnforcerInput& in, const EnforcerConfig& conf
     remember(s, config, now_s, r.target_replicas);
 
     if (in_flight(v) && r.target_replicas != *v.desired_replicas) {
-      r.reason = {ReasonCode::kPendingGuard,
-                  "keep target " + std::to_string(*v.desired_replicas) + " (current " +
-                      std::to_string(v.current_replicas) + ", wanted " +
-                      std::to_string(r.target_replicas) + "): the previous action is in flight"};
+      r.reason = make_reason(ReasonCode::kPendingGuard, "enforcer.in_flight",
+                             {{"current", v.current_replicas}, {"target", *v.desired_replicas}, {"wanted", r.target_replicas}},
+                             {std::move(r.reason)});
       r.target_replicas = *v.desired_replicas;
     } else {
       slow_scale_down(r, s, config, now_s);

@@ -65,14 +65,14 @@ std::size_t next_plan(std::span<const ModelPlan> plans, const std::vector<Wish>&
 // Says that the budget, not the policy, stopped the scale-up, with the figures to check
 // it by, and keeps the policy's own reason for wanting more.
 Reason limited_reason(const ScalingRequest& r, int target, int gpus_per_replica, int gpu_budget, int gpus_used) {
-  const std::string what = target > r.current_replicas ? "GPU budget cut the scale-up short"
-                                                       : "GPU budget blocked the scale-up";
-  std::string text = describe_change(r.current_replicas, target) + ": " + what + " (wanted " +
-                     std::to_string(r.target_replicas) + ", granted " + std::to_string(target) + "; budget " +
-                     std::to_string(gpu_budget) + " GPUs, " + std::to_string(gpus_used) + " in targets, " +
-                     std::to_string(gpus_per_replica) + " per replica)";
-  if (!r.reason.text.empty()) text += "; policy: " + r.reason.text;
-  return {ReasonCode::kBudgetLimited, std::move(text)};
+  return make_reason(ReasonCode::kBudgetLimited, "budget.limited",
+                     {{"current", r.current_replicas},
+                      {"target", target},
+                      {"wanted", r.target_replicas},
+                      {"gpu_budget", gpu_budget},
+                      {"gpus_in_targets", gpus_used},
+                      {"gpus_per_replica", gpus_per_replica}},
+                     {r.reason});
 }
 
 }  // namespace

@@ -22,16 +22,15 @@ double max_sample_age_s(double interval_s);
 
 // Why this variant's metrics cannot be used this tick, or nothing when they can. This
 // overload does not judge sample age (no threshold is known).
-std::optional<std::string> unusable_metrics(const VariantState& variant);
+std::optional<Reason> unusable_metrics(const VariantState& variant);
 
 // The same, and stale when the newest sample of the variant's ready pods is older than
 // max_sample_age_s (e.g. max_sample_age_s(TickInput::interval_s)); <= 0 or not finite
 // disables the age rule.
-std::optional<std::string> unusable_metrics(const VariantState& variant, double max_sample_age_s);
+std::optional<Reason> unusable_metrics(const VariantState& variant, double max_sample_age_s);
 
 // The hold: target = the last good target (or the current count when there is none),
 // never below the current count; reason code metrics_missing.
-ScalingRequest hold_last_good(const VariantState& variant, std::optional<int> last_good_target,
-                              const std::string& why);
+ScalingRequest hold_last_good(const VariantState& variant, std::optional<int> last_good_target, Reason why);
 
 }  // namespace capstan

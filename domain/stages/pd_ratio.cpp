@@ -14,10 +14,6 @@ constexpr int kMaxRounds = 64;
 
 int at_least(double x) { return static_cast<int>(std::ceil(x - kSlack)); }
 
-std::string raised(const char* role, int from, int to) {
-  return std::string(role) + " " + std::to_string(from) + " -> " + std::to_string(to);
-}
-
 }  // namespace
 
 std::optional<Error> validate(const RatioBand& b) {
@@ -43,7 +39,7 @@ std::string describe(const RatioBand& b) {
 }
 
 PdTargets keep_ratio_band(int prefill, int decode, const RatioBand& band) {
-  PdTargets t{prefill, decode, ""};
+  PdTargets t{prefill, decode};
   if (!enabled(band) || validate(band)) return t;
   const double lo = band.min_prefill_per_decode, hi = band.max_prefill_per_decode;
   for (int round = 0; round < kMaxRounds; ++round) {
@@ -58,13 +54,18 @@ PdTargets keep_ratio_band(int prefill, int decode, const RatioBand& band) {
     }
     if (!changed) break;
   }
-  if (t.prefill == prefill && t.decode == decode) return t;
-  std::string raise;
-  if (t.prefill != prefill) raise = raised("prefill", prefill, t.prefill);
-  if (t.decode != decode) raise += (raise.empty() ? "" : " and ") + raised("decode", decode, t.decode);
-  t.adjustment = "prefill:decode " + std::to_string(prefill) + ":" + std::to_string(decode) + " outside band " +
-                 describe(band) + ": raise " + raise;
   return t;
+}
+
+Reason band_adjustment(int prefill, int decode, const PdTargets& t, const RatioBand& band, int no_room) {
+  return make_reason(ReasonCode::kPdBand, "band.adjustment",
+                     {{"prefill", prefill},
+                      {"decode", decode},
+                      {"prefill_target", t.prefill},
+                      {"decode_target", t.decode},
+                      {"min_prefill_per_decode", band.min_prefill_per_decode},
+                      {"max_prefill_per_decode", band.max_prefill_per_decode},
+                      {"no_room", no_room}});
 }
 
 }  // namespace capstan

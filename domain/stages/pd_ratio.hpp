@@ -7,6 +7,8 @@
 #include <optional>
 #include <string>
 
+#include "domain/core/reason.hpp"
+
 #include "domain/core/result.hpp"
 
 namespace capstan {
@@ -31,9 +33,6 @@ std::string describe(const RatioBand& band);
 struct PdTargets {
   int prefill = 0;
   int decode = 0;
-  // Empty when the band already held, else one sentence with the figures:
-  // "prefill:decode 2:6 outside band [0.5, 1]: raise prefill 2 -> 3".
-  std::string adjustment;
 };
 
 // Raises the lagging role (never lowers one: capacity is not taken away to fix a
@@ -41,5 +40,9 @@ struct PdTargets {
 // can break the other by rounding; the raise is repeated until both hold. No prefill
 // bound is imposed while decode is 0. An invalid band (validate) changes nothing.
 PdTargets keep_ratio_band(int prefill, int decode, const RatioBand& band);
+
+// What the band asked, as figures ("prefill:decode 2:6 outside band [0.5, 1]: raise
+// prefill 2 -> 3"); `no_room` replicas of the raise found no room on any variant.
+Reason band_adjustment(int prefill, int decode, const PdTargets& targets, const RatioBand& band, int no_room);
 
 }  // namespace capstan

@@ -84,9 +84,9 @@ std::vector<ScalingRequest> apply_scale_to_zero(std::span<const VariantState> va
     // clamp keeps that floor.
     if (floor_set || !requests_in_retention || *requests_in_retention > 0) return requests;
     for (auto& r : requests) {
-      r.reason = {r.current_replicas > 0 ? ReasonCode::kScaleToZero : ReasonCode::kHold,
-                  describe_change(r.current_replicas, 0) + ": no requests in the last " +
-                      fmt_num(policy.retention_s) + " s"};
+      r.reason = make_reason(r.current_replicas > 0 ? ReasonCode::kScaleToZero : ReasonCode::kHold, "zero.idle",
+                             {{"current", r.current_replicas}, {"target", 0}, {"retention_s", policy.retention_s}},
+                             {std::move(r.reason)});
       r.target_replicas = 0;
     }
     return requests;
@@ -98,9 +98,8 @@ std::vector<ScalingRequest> apply_scale_to_zero(std::span<const VariantState> va
   for (auto& r : requests) {
     if (r.variant != keep->spec.name) continue;
     r.target_replicas = 1;
-    r.reason = {ReasonCode::kKeepOneReplica,
-                describe_change(r.current_replicas, 1) +
-                    ": scale to zero is off, so the cheapest variant keeps one replica"};
+    r.reason = make_reason(ReasonCode::kKeepOneReplica, "zero.keep_one", {{"current", r.current_replicas}, {"target", 1}},
+                           {std::move(r.reason)});
   }
   return requests;
 }
@@ -116,9 +115,8 @@ std::optional<ScalingRequest> scale_from_zero(std::span<const VariantState> vari
   });
   if (pick == nullptr) return std::nullopt;
   return ScalingRequest{pick->spec.name, 0, 1,
-                        {ReasonCode::kScaleFromZero,
-                         "scale up 0 -> 1: " + fmt_num(epp_queue_size) +
-                             " requests waiting in the EPP for a model with no replicas"}};
+                        make_reason(ReasonCode::kScaleFromZero, "zero.wake",
+                                    {{"current", 0}, {"target", 1}, {"waiting", epp_queue_size}})};
 }
 
 }  // namespace capstan

@@ -31,9 +31,10 @@ std::optional<double> requests_in_retention(std::deque<std::pair<double, double>
   return sum;
 }
 
-Decision fallback_hold(const ModelKey& model, const VariantState& v, const std::string& why) {
-  return to_decision(model, hold(v.spec.name, v.current_replicas, ReasonCode::kHold,
-                                 "hold at " + std::to_string(v.current_replicas) + ": " + why));
+Decision fallback_hold(const ModelKey& model, const VariantState& v, const std::string& error) {
+  return to_decision(model, hold(v.spec.name, v.current_replicas,
+                                 make_reason(ReasonCode::kHold, "finisher.failed",
+                                             {{"current", v.current_replicas}, {"error", error}})));
 }
 
 // One model between the stages.
@@ -42,7 +43,7 @@ struct ModelWork {
   std::vector<VariantState> variants;
   std::vector<ScalingRequest> requests;
   std::vector<bool> band_raised;  // by variant: stage 3 raised it
-  std::string band_sentence;
+  std::optional<Reason> band;  // what the band asked, when it raised one
   std::vector<Decision> decisions;
 };
 
@@ -55,7 +56,7 @@ void guard_metrics(ModelWork& w, const ModelRequests& mr, bool pod_metrics, doub
   for (size_t i = 0; i < w.variants.size(); ++i) {
     const VariantState& v = w.variants[i];
     const bool own = i < mr.unusable.size() && mr.unusable[i].has_value();
-    std::optional<std::string> why = own ? mr.unusable[i] : std::nullopt;
+    std::optional<Reason> why = own ? mr.unusable[i] : std::nullopt;
     if (!why && pod_metrics) why = unusable_metrics(v, max_sample_age_s(interval_s));
     if (!why) continue;
     std::optional<int> last;
@@ -63,7 +64,7 @@ void guard_metrics(ModelWork& w, const ModelRequests& mr, bool pod_metrics, doub
         it != state.last_good_target.end()) {
       last = it->second;
     }
-    ScalingRequest held = hold_last_good(v, last, *why);
+    ScalingRequest held = hold_last_good(v, last, std::move(*why));
     if (!own || held.target_replicas >= w.requests[i].target_replicas) w.requests[i] = std::move(held);
   }
 }
@@ -75,7 +76,7 @@ void limit_steps(ModelWork& w, const PolicyConfig& config) {
     if (r.reason.code == ReasonCode::kMetricsMissing) continue;
     const int limited = limit_step(r.current_replicas, r.target_replicas, config.max_step_up, config.max_step_down);
     if (limited != r.target_replicas) {
-      r.reason.text += "; limited to " + std::to_string(limited) + " by the step limit";
+      r.reason = make_reason(r.reason.code, "step.limited", {{"target", limited}}, {std::move(r.reason)});
       r.target_replicas = limited;
     }
   }
@@ -116,21 +117,16 @@ void keep_band(ModelWork& w, const PolicyConfig& config) {
   }
   if (!has_prefill || !has_decode) return;
   const PdTargets t = keep_ratio_band(prefill, decode, config.pd_band);
-  if (t.adjustment.empty()) return;
+  if (t.prefill == prefill && t.decode == decode) return;
   const std::vector<ScalingRequest> before = w.requests;
   const int no_room = raise_role(w, Role::kPrefill, t.prefill - prefill, config.max_step_up) +
                       raise_role(w, Role::kDecode, t.decode - decode, config.max_step_up);
-  w.band_sentence = t.adjustment;
-  if (no_room > 0) {
-    w.band_sentence += "; " + std::to_string(no_room) +
-                       " replica(s) of that found no room below max replicas and the step limit";
-  }
+  w.band = band_adjustment(prefill, decode, t, config.pd_band, no_room);
   for (size_t i = 0; i < w.variants.size(); ++i) {
     if (!w.band_raised[i]) continue;
     ScalingRequest& r = w.requests[i];
-    r.reason = {ReasonCode::kPdBand,
-                describe_change(r.current_replicas, r.target_replicas) + ": " + w.band_sentence +
-                    " (before the band: " + before[i].reason.text + ")"};
+    r.reason = make_reason(ReasonCode::kPdBand, "band.raised", {{"current", r.current_replicas}, {"target", r.target_replicas}},
+                           {*w.band, before[i].reason});
   }
 }
 
@@ -217,7 +213,7 @@ ModelProposal finish_model(const ModelRequests& mr, const PolicyConfig& config, 
   for (const VariantState& v : w.variants) out.gpus_per_replica.push_back(v.spec.gpus_per_replica);
   out.band_raised = std::move(w.band_raised);
   out.band_raised.resize(out.decisions.size(), false);
-  out.band_sentence = std::move(w.band_sentence);
+  out.band = std::move(w.band);
   return out;
 }
 
@@ -252,9 +248,9 @@ std::vector<Decision> share_budget(const std::vector<ModelProposal>& proposals, 
       Decision& d = out[first + i];
       const int before = d.target_replicas;
       d = (*shared)[k++];
-      if (p.band_raised[i] && d.reason.code == ReasonCode::kBudgetLimited &&
-          d.reason.text.find(p.band_sentence) == std::string::npos) {
-        d.reason.text += "; the P:D band asked for it: " + p.band_sentence;
+      if (p.band_raised[i] && p.band && d.reason.code == ReasonCode::kBudgetLimited &&
+          d.reason.text.find(p.band->text) == std::string::npos) {
+        d.reason = make_reason(ReasonCode::kBudgetLimited, "budget.band", {}, {std::move(d.reason), *p.band});
       }
       if (d.target_replicas != before) {
         events.push_back(StageApplied{p.model, d.variant, Stage::kBudget, before, d.target_replicas, d.reason.code});

@@ -75,7 +75,7 @@ struct ModelRequests {
   // The policy's own verdict per variant, in the same order: why the data it reads could
   // not be used this tick, nullopt when it could. May be empty (no verdicts); the
   // initializer lets policies without verdicts leave it out.
-  std::vector<std::optional<std::string>> unusable{};
+  std::vector<std::optional<Reason>> unusable{};
 };
 
 // Which stages run besides those every policy gets (guard, step limit, band, budget).
@@ -92,7 +92,7 @@ struct ModelProposal {
   std::vector<Decision> decisions;    // one per variant, in the model's variant order
   std::vector<int> gpus_per_replica;  // per variant
   std::vector<bool> band_raised;      // per variant: stage 3 raised it
-  std::string band_sentence;          // what the band asked, when it raised one
+  std::optional<Reason> band;         // what the band asked, when it raised one
 
   bool operator==(const ModelProposal&) const = default;
 };
@@ -117,7 +117,7 @@ void remember_targets(ModelFinisherState& state, const std::vector<Decision>& de
 // one variant.
 struct VariantWish {
   ScalingRequest request;
-  std::optional<std::string> unusable;  // as ModelRequests::unusable
+  std::optional<Reason> unusable;  // as ModelRequests::unusable
 };
 
 }  // namespace capstan

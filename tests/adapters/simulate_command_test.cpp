@@ -165,7 +165,7 @@ TEST_CASE("simulate --record writes each tick's input and decisions, and replayi
   std::map<std::string, std::unique_ptr<capstan::Policy>> replayed;
   capstan::PolicyConfig config;
   config.slo = {2000, 100};
-  config.tail_probability = 0.05;  // simulate's default attainment 0.95
+  config.tail_probability = 1 - 0.95;  // simulate's default attainment, as policy_settings.cpp computes it
   config.client_timeout_s = 120;   // the example fleet's
   std::map<std::string, int> ticks;
   for (const std::string& line : lines) {

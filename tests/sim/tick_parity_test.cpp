@@ -83,6 +83,21 @@ Run run_all(DrivenPolicy& policy, const std::vector<TickRecording>& ticks, std::
   return run;
 }
 
+// A recorded decision (code and sentence) against a fresh one, which also carries the
+// figures its sentence is rendered from.
+bool same_outcome(const Decision& fresh, const Decision& recorded) {
+  return fresh.model == recorded.model && fresh.variant == recorded.variant &&
+         fresh.current_replicas == recorded.current_replicas && fresh.target_replicas == recorded.target_replicas &&
+         fresh.reason.code == recorded.reason.code && fresh.reason.text == recorded.reason.text;
+}
+
+// Every sentence, down to the reasons it wraps, is rendered from its figures.
+bool rendered_from_figures(const Reason& reason) {
+  if (reason.kind.empty() || render_reason(reason) != reason.text) return false;
+  if (reason.text.find("<" + reason.kind + ": no ") != std::string::npos) return false;  // a figure was missing
+  return std::all_of(reason.causes.begin(), reason.causes.end(), rendered_from_figures);
+}
+
 DrivenPolicy driven(const std::string& name, const PolicyConfig& config) {
   auto policy = find_policy(name);
   REQUIRE(policy.ok());
@@ -98,7 +113,13 @@ TEST_CASE("Every registered policy decides every recorded tick as the code befor
       DrivenPolicy policy = driven(name, r.config);
       for (std::size_t t = 0; t < ticks.size(); ++t) {
         INFO(r.name << " " << name << " tick " << t);
-        REQUIRE(policy.tick(ticks[t].input) == ticks[t].decisions);
+        const std::vector<Decision> decisions = policy.tick(ticks[t].input);
+        REQUIRE(decisions.size() == ticks[t].decisions.size());
+        for (std::size_t i = 0; i < decisions.size(); ++i) {
+          INFO(decisions[i].reason.text);
+          REQUIRE(same_outcome(decisions[i], ticks[t].decisions[i]));
+          REQUIRE(rendered_from_figures(decisions[i].reason));
+        }
       }
     }
   }

@@ -132,7 +132,7 @@ TEST_CASE("Missing or NaN metrics hold the last good target") {
 
   HpaVariantState s;
   const HpaStep alone = hpa_step(s, nan, HpaConfig{}, 60);
-  CHECK(alone.unusable == "pod pod-0 reported an invalid value");
+  CHECK(alone.unusable->text == "pod pod-0 reported an invalid value");
   CHECK(alone.state.recommendations.empty());  // nothing recorded from bad data
 }
 

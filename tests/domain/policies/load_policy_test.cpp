@@ -175,7 +175,7 @@ TEST_CASE("Missing forward passes hold the last good target, never lower than th
 
   // The step alone says why and holds at the current count.
   const LoadStep step = load_step(trained_decode(), variant(Role::kDecode, 2), decode_config(), 200, 1);
-  CHECK(step.unusable == "no forward passes this tick");
+  CHECK(step.unusable->text == "no forward passes this tick");
   CHECK(step.request.target_replicas == 2);
 }
 

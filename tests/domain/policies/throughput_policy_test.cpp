@@ -148,7 +148,7 @@ TEST_CASE("Missing metrics hold the last good throughput target") {
 
   // The step alone says why and holds at the current count; the finisher knows the last good target.
   const ThroughputStep step = throughput_step({}, gap, profiled(false), 30);
-  CHECK(step.unusable == "pod p0 reported an invalid value");
+  CHECK(step.unusable->text == "pod p0 reported an invalid value");
   CHECK(step.request.target_replicas == 1);
 }
 

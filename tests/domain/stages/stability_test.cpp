@@ -56,12 +56,14 @@ TEST_CASE("Holding on missing metrics never goes below the last good target") {
   VariantState v;
   v.spec.name = "a";
   v.current_replicas = 2;
-  const ScalingRequest r = hold_last_good(v, 4, "no pod reported");
+  const Reason why = make_reason(ReasonCode::kMetricsMissing, "guard.none_reported", {{"ready", 2}});
+  const ScalingRequest r = hold_last_good(v, 4, why);
   CHECK(r.target_replicas == 4);
   CHECK(r.reason.code == ReasonCode::kMetricsMissing);
-  CHECK_THAT(r.reason.text, Catch::Contains("no pod reported"));
-  CHECK(hold_last_good(v, 1, "x").target_replicas == 2);
-  CHECK(hold_last_good(v, std::nullopt, "x").target_replicas == 2);
+  CHECK(r.reason.text == "hold at 4: 2 ready replica(s) but no pod reported metrics; keeping the last good target");
+  CHECK(r.reason.causes == std::vector<Reason>{why});
+  CHECK(hold_last_good(v, 1, why).target_replicas == 2);
+  CHECK(hold_last_good(v, std::nullopt, why).target_replicas == 2);
 }
 
 TEST_CASE("A tick's change is limited to the configured step") {

@@ -142,7 +142,7 @@ TEST_CASE("A policy's own verdict on its data holds, and pod metrics are not che
   state["m"].last_good_target["a"] = 5;
   state["m"].last_good_target["b"] = 4;
   ModelRequests mr = wishes(m, {1, 1});
-  mr.unusable = {std::string("no forward passes this tick"), std::nullopt};
+  mr.unusable = {make_reason(ReasonCode::kMetricsMissing, "load.no_passes", {}), std::nullopt};
   const auto d = finish_tick({mr}, PolicyConfig{}, 0, 30, state, {.enforcer = false, .guard_pod_metrics = false});
   CHECK(d[0].target_replicas == 5);
   CHECK(d[0].reason.code == ReasonCode::kMetricsMissing);
@@ -151,7 +151,7 @@ TEST_CASE("A policy's own verdict on its data holds, and pod metrics are not che
 
   // A policy that knows its data is bad and still asks for more (a floor) gets it.
   ModelRequests floor = wishes(m, {8, 3});
-  floor.unusable = {std::string("no forward passes this tick"), std::nullopt};
+  floor.unusable = {make_reason(ReasonCode::kMetricsMissing, "load.no_passes", {}), std::nullopt};
   CHECK(finish_tick({floor}, PolicyConfig{}, 30, 30, state, kNoEnforcer)[0].target_replicas == 8);
 }
 
