@@ -267,6 +267,22 @@ std::string render_load_vote(const Reason& r) {
     return load_signal(r, n) + ", above it" + on;
   }
   if (r.kind == "load.vote.down") return load_signals(r) + fill(r, ", below {sensitivity} x target") + on;
+  if (r.kind == "load.vote.consolidate" || r.kind == "load.vote.refused") {
+    const bool refused = r.kind == "load.vote.refused";
+    std::string text = load_signals(r) + (refused ? "; scale-down refused: on {remaining} engine(s) " : "; on {remaining} engine(s) ");
+    std::string parts;
+    if (find_figure(r, "ttft_added_ms")) {
+      parts += refused ? "TTFT would add {ttft_added_ms} ms against a budget of {ttft_budget_ms} ms"
+                       : "TTFT would add {ttft_added_ms} ms, within the {ttft_budget_ms} ms budget";
+    }
+    if (find_figure(r, "itl_post_ms")) {
+      parts += std::string(parts.empty() ? "" : " and ") +
+               (refused ? "ITL would reach {itl_post_ms} ms against {sensitivity} x target"
+                        : "ITL would be {itl_post_ms} ms, below {sensitivity} x target");
+    }
+    if (parts.empty()) parts = "no latency target is at risk";
+    return fill(r, text + parts);
+  }
   if (r.kind == "load.vote.single_engine") return load_signals(r) + "; one ready engine, nothing to consolidate";
   return load_signals(r) + fill(r, "; not all engines above the target nor below {sensitivity} x target");
 }
@@ -323,6 +339,8 @@ constexpr std::array kKinds{
     Kind{"load.vote.down", "", render_load_vote},
     Kind{"load.vote.single_engine", "", render_load_vote},
     Kind{"load.vote.mixed", "", render_load_vote},
+    Kind{"load.vote.consolidate", "", render_load_vote},
+    Kind{"load.vote.refused", "", render_load_vote},
     Kind{"load.step", "{change}: {cause}"},
     Kind{"load.floor_refused", "{change}: scale-down refused by the floor of {floor} ({cause})"},
     Kind{"load.raised_to_floor", "{change}: raised from {from} to the floor of {floor} ({cause})"},

@@ -37,17 +37,21 @@ Result<KalmanState> make_kalman_state(const KalmanConfig& config) {
   return s;
 }
 
+// filterpy's default initial covariance, which Dynamo keeps.
+constexpr double kInitialVariance = 1000.0;
+
 KalmanState observe(const KalmanState& state, double value) {
   if (!std::isfinite(value)) return state;
+  if (state.fallback.count == 0 && value == 0) return state;  // leading-idle skip
   KalmanState next = state;
   next.fallback = observe(state.fallback, value);
+  const double z = state.config.log1p ? std::log1p(std::max(0.0, value)) : value;
   if (state.fallback.count == 0) {
-    // Level known to within the measurement noise; the trend as unsure as one step.
-    next.level = value;
+    next.level = z;
     next.trend = 0.0;
-    next.p_level = state.config.r;
+    next.p_level = kInitialVariance;
     next.p_cross = 0.0;
-    next.p_trend = state.config.r;
+    next.p_trend = kInitialVariance;
     return next;
   }
   Mat2 f;
@@ -59,7 +63,7 @@ KalmanState observe(const KalmanState& state, double value) {
   const Vec2 x_pred = f * Vec2(state.level, state.trend);
   const Mat2 p_pred = f * covariance(state) * f.transpose() + q;
 
-  const double innovation = value - x_pred(0);
+  const double innovation = z - x_pred(0);
   const double s = p_pred(0, 0) + state.config.r;
   const Vec2 gain = p_pred.col(0) / s;
   const Vec2 x = x_pred + gain * innovation;
@@ -83,11 +87,12 @@ bool warmed_up(const KalmanState& state) {
 double forecast(const KalmanState& state, double horizon_steps) {
   if (!warmed_up(state)) return forecast(state.fallback, horizon_steps);
   const double steps = std::isfinite(horizon_steps) ? std::max(0.0, horizon_steps) : 0.0;
-  return std::max(0.0, state.level + steps * state.trend);
+  const double level = state.level + steps * state.trend;
+  return std::max(0.0, state.config.log1p ? std::expm1(level) : level);
 }
 
 void to_json(nlohmann::json& j, const KalmanConfig& c) {
-  j = {{"q_level", c.q_level}, {"q_trend", c.q_trend}, {"r", c.r}, {"min_points", c.min_points}};
+  j = {{"q_level", c.q_level}, {"q_trend", c.q_trend}, {"r", c.r}, {"min_points", c.min_points}, {"log1p", c.log1p}};
 }
 
 void from_json(const nlohmann::json& j, KalmanConfig& c) {
@@ -95,6 +100,7 @@ void from_json(const nlohmann::json& j, KalmanConfig& c) {
   j.at("q_trend").get_to(c.q_trend);
   j.at("r").get_to(c.r);
   j.at("min_points").get_to(c.min_points);
+  c.log1p = j.value("log1p", false);
 }
 
 void to_json(nlohmann::json& j, const KalmanState& s) {

@@ -1,10 +1,18 @@
-// Kalman local-linear-trend load predictor (Dynamo planner, seed 001 "Load Prediction"
-// and "Predictor warm-up period"): the series is a level that drifts by a trend, both
-// random walks, seen through measurement noise:
+// Kalman local-linear-trend load predictor (Dynamo planner, seed 001 "Load Prediction";
+// ../shared/reference/dynamo.md section 1.5): the series is a level that drifts by a
+// trend, both random walks, seen through measurement noise:
 //   x = [level, trend],  x' = F x + w,  F = [[1, 1], [0, 1]],  w ~ N(0, diag(q_level, q_trend))
 //   y = level + v,        v ~ N(0, r)
-// forecast(h) = max(0, level + h trend). It forecasts only after min_points
-// observations; before that it answers as the constant predictor.
+// As Dynamo's (filterpy, reproduced to its test vectors A8-A15): the covariance starts at
+// 1000 I; the first stored point sets the level (trend 0) without an update; each later
+// point is a predict and a Joseph-form update; zeros before the first non-zero value are
+// not stored (leading-idle skip); with `log1p` the filter runs on log1p(y) and forecasts
+// expm1. forecast(h) = max(0, level + h trend), and only after min_points stored points:
+// before that it answers the last value, as the constant predictor.
+//
+// One departure: a non-finite reading is skipped, where Dynamo stores 0. A metrics gap
+// is not zero traffic, and a forecaster that reads it as such scales down a fleet whose
+// metrics vanished.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +29,7 @@ struct KalmanConfig {
   double q_trend = 0.1;   // process noise of the trend per step, > 0
   double r = 10.0;        // measurement noise variance, > 0
   int min_points = 5;     // observations before the filter's forecast is used, >= 1
+  bool log1p = false;     // filter log1p(y) (Dynamo's load_predictor_log1p)
 };
 
 struct KalmanState {

@@ -10,6 +10,9 @@
 namespace capstan {
 namespace {
 
+// Far above any fleet: bounds the compounding of a long interval.
+constexpr int kMaxReplicaLimit = 1 << 20;
+
 struct Recommendation {
   int replicas = 0;
   std::vector<Figure> figures;  // what it was computed from (reason kind "hpa.sized")
@@ -54,6 +57,9 @@ std::optional<Error> validate(const HpaConfig& c) {
                             fmt_num(c.target_concurrency_per_replica));
   }
   if (!(c.tolerance >= 0)) return invalid_argument("tolerance must be >= 0, got " + fmt_num(c.tolerance));
+  if (!(c.period_s > 0) || !std::isfinite(c.period_s)) {
+    return invalid_argument("period_s must be > 0 and finite, got " + fmt_num(c.period_s));
+  }
   if (!(c.scale_down_stabilization_s >= 0) || !(c.scale_up_stabilization_s >= 0)) {
     return invalid_argument("stabilization windows must be >= 0 s, got " + fmt_num(c.scale_down_stabilization_s) +
                             " / " + fmt_num(c.scale_up_stabilization_s));
@@ -61,8 +67,18 @@ std::optional<Error> validate(const HpaConfig& c) {
   return std::nullopt;
 }
 
+int scale_up_limit(int current, const HpaConfig& c, double interval_s) {
+  const int periods = std::isfinite(interval_s) ? std::max(1, static_cast<int>(std::floor(interval_s / c.period_s))) : 1;
+  int limit = current;
+  for (int k = 0; k < periods && limit < kMaxReplicaLimit; ++k) {
+    limit = std::max(limit + c.scale_up_pods_per_period,
+                     static_cast<int>(std::ceil(limit * (1 + c.scale_up_percent_per_period / 100))));
+  }
+  return std::min(limit, kMaxReplicaLimit);
+}
+
 HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& c, double now_s,
-                 double max_age_s) {
+                 double max_age_s, double interval_s) {
   const int current = v.current_replicas;
   const auto pods = ready_pods(v);
   double sum = 0;
@@ -95,8 +111,7 @@ HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& 
                                      {"stabilization_s", c.scale_down_stabilization_s},
                                      {"highest_recommendation", down}});
     }
-    const int rate_limit = std::max(current + c.scale_up_pods_per_period,
-                                    static_cast<int>(std::ceil(current * (1 + c.scale_up_percent_per_period / 100))));
+    const int rate_limit = scale_up_limit(current, c, interval_s);
     if (target > rate_limit) {
       figures.emplace_back("rate_limit", rate_limit);
       target = rate_limit;
@@ -137,7 +152,7 @@ class Hpa final : public PerVariantPolicy<HpaVariantState> {
                                       const PolicyConfig& config, const TickTime& time,
                                       std::vector<TickEvent>&) const override {
     HpaStep s = hpa_step(std::move(state), v.state, config_ ? *config_ : hpa_config_from(config), time.now_s,
-                         max_sample_age_s(time.interval_s));
+                         max_sample_age_s(time.interval_s), time.interval_s);
     return {std::move(s.state), VariantWish{std::move(s.request), std::move(s.unusable)}};
   }
 

@@ -13,8 +13,9 @@
 //     same, so the baseline keeps it;
 //   - stabilization: every raw recommendation is remembered for the window; a scale-down
 //     goes only to the highest recommendation of the last 300 s (scale-up window 0 s);
-//   - the default scale-up rate limit, the larger of +4 pods and +100 % per period (one
-//     tick is taken as one 15 s period), then [max(1, min_replicas), max_replicas].
+//   - the default scale-up rate limit, the larger of +4 pods and +100 % per 15 s period,
+//     compounded over the periods a tick spans (the controller syncs every 15 s, so a
+//     30 s tick is two of its steps), then [max(1, min_replicas), max_replicas].
 // The target defaults to 32 concurrent requests per replica: about what one vLLM
 // replica of an 8B model on one H100 serves within a 100 ms ITL (aiconfigurator
 // silicon_sample: TPOT 13.2 ms at 32, 20.1 ms at 64). Missing or non-finite metrics
@@ -46,6 +47,7 @@ struct HpaConfig {
   double scale_up_stabilization_s = 0;
   int scale_up_pods_per_period = 4;
   double scale_up_percent_per_period = 100;
+  double period_s = 15;  // the controller's sync period and the policy's periodSeconds
 };
 
 // Names the offending field.
@@ -59,8 +61,13 @@ struct HpaStep {
 };
 
 // max_age_s: pod samples older than this are stale (metric_guard.hpp); 0 = no age rule.
+// interval_s: the time since the last step, over which the scale-up rate limit compounds
+// once per whole period (at least once).
 HpaStep hpa_step(HpaVariantState state, const VariantState& variant, const HpaConfig& config,
-                 double now_s, double max_age_s = 0);
+                 double now_s, double max_age_s = 0, double interval_s = 15);
+
+// The most replicas a scale-up from `current` may reach within interval_s.
+int scale_up_limit(int current, const HpaConfig& config, double interval_s);
 
 
 // target_concurrency_per_replica and scale_down_cooldown_s (the stabilization window).

@@ -36,9 +36,6 @@ struct Signal {
   double target_ms = 0;   // 0: no constraint
   Range range;
   bool all_above() const { return target_ms > 0 && range.lo > target_ms; }
-  bool all_below(double sensitivity) const {
-    return target_ms <= 0 || range.hi < target_ms * sensitivity;
-  }
   void add_figures(std::vector<Figure>& out) const {
     const std::string n = name;
     out.insert(out.end(), {{n + "_lo_ms", range.lo}, {n + "_hi_ms", range.hi}, {n + "_target_ms", target_ms}});
@@ -47,7 +44,10 @@ struct Signal {
 
 std::vector<EngineEstimate> estimate_engines(const std::map<std::string, const ForwardPassSample*>& latest,
                                              const RegressionState& r, const WallTimeFit& fit,
-                                             const LoadConfig& config) {
+                                             const LoadConfig& config, int ready) {
+  // What one engine carries when the load of N spreads over N - 1 (Dynamo truncates).
+  const double grow = ready >= 2 ? static_cast<double>(ready) / (ready - 1) : 1.0;
+  const auto consolidated = [grow](double x) { return std::floor(x * grow); };
   const double isl = average_prompt_tokens(r);
   const double decode_len = average_decode_length(r);
   std::vector<EngineEstimate> out;
@@ -57,15 +57,24 @@ std::vector<EngineEstimate> estimate_engines(const std::map<std::string, const F
     EngineEstimate e{pod, 0, 0};
     if (r.role == Role::kPrefill) {
       e.ttft_ms = estimate_ttft_ms(fit, queued_prefill, isl, config.max_batched_tokens);
+      e.ttft_own_ms = estimate_ttft_ms(fit, 0, isl, config.max_batched_tokens);
+      e.ttft_post_ms = estimate_ttft_ms(fit, consolidated(queued_prefill), isl, config.max_batched_tokens);
     } else if (r.role == Role::kDecode) {
       const double queued_kv = f->queued_decode_kv_tokens > 0 ? f->queued_decode_kv_tokens
                                                               : f->queued_requests * decode_len;
       e.itl_ms = estimate_itl_ms(fit, f->decode_kv_tokens, queued_kv, decode_len);
+      e.itl_post_ms = estimate_itl_ms(fit, consolidated(f->decode_kv_tokens + queued_kv), 0, decode_len);
     } else {
       e.ttft_ms = estimate_ttft_ms(fit, queued_prefill, isl, config.max_batched_tokens, 0,
                                    f->decode_kv_tokens);
       e.itl_ms = estimate_itl_ms(fit, f->decode_kv_tokens, f->queued_decode_kv_tokens, decode_len,
                                  average_prefill_per_iteration(r));
+      // Aggregated: prefill meets the decode KV grown too; decode carries the queued prefill.
+      const double kv_after = f->decode_kv_tokens * grow;
+      e.ttft_own_ms = estimate_ttft_ms(fit, 0, isl, config.max_batched_tokens, 0, kv_after);
+      e.ttft_post_ms = estimate_ttft_ms(fit, consolidated(queued_prefill), isl, config.max_batched_tokens, 0, kv_after);
+      e.itl_post_ms = estimate_itl_ms(fit, consolidated(f->decode_kv_tokens + f->queued_decode_kv_tokens + queued_prefill),
+                                      0, decode_len, average_prefill_per_iteration(r));
     }
     out.push_back(std::move(e));
   }
@@ -92,14 +101,33 @@ std::pair<int, Reason> vote(Role role, const std::vector<EngineEstimate>& engine
       return {+1, make_reason(ReasonCode::kScaleUp, "load.vote.up", std::move(figures))};
     }
   }
-  bool all_below = ready >= 2;
-  for (const Signal* sig : used) {
-    all_below = all_below && sig->all_below(s);
-    sig->add_figures(figures);
-  }
-  if (all_below) return {-1, make_reason(ReasonCode::kScaleDown, "load.vote.down", std::move(figures))};
+  for (const Signal* sig : used) sig->add_figures(figures);
   if (ready < 2) return {0, make_reason(ReasonCode::kHold, "load.vote.single_engine", std::move(figures))};
-  return {0, make_reason(ReasonCode::kHold, "load.vote.mixed", std::move(figures))};
+  // Scale down only if one engine fewer still meets the SLA (the consolidation check,
+  // Dynamo PR #9294, against 2 <-> 1 flapping): prefill's added queueing must stay within
+  // (TTFT target - own TTFT) x s, decode's next ITL below ITL target x s, on every engine.
+  figures.emplace_back("remaining", ready - 1);
+  bool refused = false;
+  if (role != Role::kDecode && config.slo.ttft_ms > 0) {
+    double added = 0, budget = std::numeric_limits<double>::infinity();
+    for (const EngineEstimate& e : engines) {
+      const double b = (config.slo.ttft_ms - e.ttft_own_ms) * s;
+      budget = std::min(budget, b);
+      added = std::max(added, e.ttft_post_ms - e.ttft_own_ms);
+      refused = refused || b <= 0 || e.ttft_post_ms - e.ttft_own_ms >= b;
+    }
+    figures.insert(figures.end(), {{"ttft_added_ms", added}, {"ttft_budget_ms", budget}});
+  }
+  if (role != Role::kPrefill && config.slo.itl_ms > 0) {
+    double worst = 0;
+    for (const EngineEstimate& e : engines) {
+      worst = std::max(worst, e.itl_post_ms);
+      refused = refused || e.itl_post_ms >= config.slo.itl_ms * s;
+    }
+    figures.emplace_back("itl_post_ms", worst);
+  }
+  if (refused) return {0, make_reason(ReasonCode::kHold, "load.vote.refused", std::move(figures))};
+  return {-1, make_reason(ReasonCode::kScaleDown, "load.vote.consolidate", std::move(figures))};
 }
 
 }  // namespace
@@ -165,7 +193,7 @@ LoadStep load_step(LoadVariantState state, const VariantTickInput& input, const 
                             {"since_step_s", now_s - *state.last_change_s},
                             {"interval_s", config.adjustment_interval_s}}));
   } else {
-    out.estimates = estimate_engines(latest, state.regression, *out.fit, config);
+    out.estimates = estimate_engines(latest, state.regression, *out.fit, config, ready);
     auto [step, why] = vote(v.spec.role, out.estimates, ready, config);
     const int target = current + step;
     if (step < 0 && target < floor_replicas) {

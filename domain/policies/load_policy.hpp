@@ -6,9 +6,15 @@
 // (prefill) or ITL (decode) the next request would see on that engine, and:
 //   - scales up by one when every engine's estimate exceeds the SLO target (a variant
 //     serving both: every TTFT, or every ITL);
-//   - scales down by one when there are two or more ready engines and every estimate is
-//     below target x scale_down_sensitivity (both: every TTFT and every ITL);
-//   - otherwise holds.
+//   - scales down by one when there are two or more ready engines and one fewer would
+//     still meet the SLA (the consolidation check of Dynamo PR #9294, reference 3.3,
+//     which replaced "every estimate below target x sensitivity" against 2 <-> 1
+//     flapping): each engine's queue -- decode: its scheduled and queued KV; a variant
+//     serving both: also its queued prefill -- grows by N / (N - 1); the TTFT that adds
+//     must stay within (target - the TTFT of an empty queue) x sensitivity, and the next
+//     ITL below target x sensitivity, on every engine;
+//   - otherwise holds. Dynamo also refuses when the consolidated KV exceeds an engine's
+//     KV capacity; forward passes do not carry it here, so the ITL test alone decides.
 // A 0 target leaves its metric out: it never triggers a scale-up and never blocks a
 // scale-down.
 // One step per adjustment interval, none while a previous action is in flight (pending
@@ -59,6 +65,11 @@ struct EngineEstimate {
   std::string pod;
   double ttft_ms = 0;  // prefill or both
   double itl_ms = 0;   // decode or both
+  // The consolidation check (Dynamo PR #9294): the same engine with one fewer beside it,
+  // its queue (decode: its KV) grown by N / (N - 1). Set when N >= 2.
+  double ttft_own_ms = 0;   // TTFT of a request meeting an empty queue
+  double ttft_post_ms = 0;  // TTFT with the consolidated queue
+  double itl_post_ms = 0;   // next ITL with the consolidated KV
 };
 
 struct LoadStep {

@@ -2,6 +2,13 @@
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "test_data.hpp"
+
 using namespace capstan;
 
 namespace {
@@ -55,4 +62,30 @@ TEST_CASE("Kalman rejects non-positive noise and min_points naming the field") {
   auto bad_min = make_kalman_state(c);
   REQUIRE_FALSE(bad_min.ok());
   CHECK(bad_min.error().message.find("kalman.min_points") != std::string::npos);
+}
+
+TEST_CASE("Kalman reproduces Dynamo's predictor vectors A8-A15") {
+  const nlohmann::json data = capstan::testing::load_json("dynamo-kalman-vectors.json");
+  REQUIRE(data.at("cases").size() == 7);
+  for (const auto& c : data.at("cases")) {
+    INFO(c.at("id").get<std::string>());
+    KalmanConfig config = c.at("config").get<KalmanConfig>();
+    auto made = make_kalman_state(config);
+    REQUIRE(made.ok());
+    KalmanState s = made.value();
+    const auto& series = c.at("series");
+    const auto& expected = c.at("forecasts");
+    REQUIRE(series.size() == expected.size());
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      s = observe(s, series[i].get<double>());
+      const double want = expected[i].get<double>();
+      INFO("after point " << i);
+      if (c.contains("relative_tolerance")) {
+        CHECK(forecast(s, 1) == Approx(want).epsilon(c.at("relative_tolerance").get<double>()));
+      } else {
+        CHECK(forecast(s, 1) == Approx(want).margin(c.at("tolerance").get<double>()));
+      }
+      CHECK(forecast(s, 1) == forecast(s, 1));  // A12: asking twice does not advance the filter
+    }
+  }
 }

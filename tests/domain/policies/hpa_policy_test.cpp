@@ -186,9 +186,26 @@ TEST_CASE("HPA save and restore give identical subsequent decisions") {
     t.models.push_back(m);
     return t;
   };
-  CHECK(a.value()->tick(input(0, 40)).at(0).target_replicas == 8);  // ceil(4 x 40 / 16) = 10, rate-limited to 2 x 4
+  // ceil(4 x 40 / 16) = 10, within the rate limit of a 30 s tick's two 15 s periods (4 -> 8 -> 16).
+  CHECK(a.value()->tick(input(0, 40)).at(0).target_replicas == 10);
   a.value()->tick(input(30, 4));
   REQUIRE(b.value()->restore_state(nlohmann::json::parse(a.value()->save_state().dump())).ok());
   for (double now : {60.0, 200.0, 400.0}) CHECK(a.value()->tick(input(now, 4)) == b.value()->tick(input(now, 4)));
   CHECK(a.value()->save_state() == b.value()->save_state());
+}
+
+TEST_CASE("The scale-up rate limit compounds once per 15 s period the tick spans") {
+  const HpaConfig c;
+  CHECK(scale_up_limit(1, c, 15) == 5);    // max(1 + 4, 2)
+  CHECK(scale_up_limit(1, c, 30) == 10);   // 5, then max(5 + 4, 10)
+  CHECK(scale_up_limit(8, c, 30) == 32);   // 16, then 32
+  CHECK(scale_up_limit(8, c, 20) == 16);   // one whole period
+  CHECK(scale_up_limit(8, c, 5) == 16);    // never less than one
+  HpaVariantState s;
+  const HpaStep at30 = hpa_step(s, variant(1, 320), c, 0, 0, 30);
+  CHECK(at30.request.target_replicas == 10);  // ceil(10) reached in two periods
+  CHECK_THAT(at30.request.reason.text, !Catch::Contains("limited"));
+  const HpaStep at15 = hpa_step(s, variant(1, 320), c, 0, 0, 15);
+  CHECK(at15.request.target_replicas == 5);
+  CHECK_THAT(at15.request.reason.text, Catch::Contains("scale-up limited to 5 this period"));
 }

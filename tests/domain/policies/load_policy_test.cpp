@@ -123,14 +123,27 @@ TEST_CASE("One engine under the target holds: scale-up needs every engine above 
   CHECK(step.request.reason.code == ReasonCode::kHold);
 }
 
-TEST_CASE("Every engine below target x sensitivity scales down by one, and between holds") {
-  const LoadStep down = decode_tick(trained_decode(), 3, {5000, 5000, 6000});  // 61, 61, 71 < 80
+TEST_CASE("A scale-down needs one engine fewer to still meet the target: the consolidation check") {
+  // 3 engines at 3000, 3000, 4000 KV: on 2 engines 4000 x 3/2 = 6000 KV, ITL 71 ms < 80.
+  const LoadStep down = decode_tick(trained_decode(), 3, {3000, 3000, 4000});
   CHECK(down.request.target_replicas == 2);
   CHECK(down.request.reason.code == ReasonCode::kScaleDown);
-  CHECK_THAT(down.request.reason.text, Catch::Contains("below 0.8 x target"));
-  const LoadStep between = decode_tick(trained_decode(), 3, {5000, 5000, 7500});  // 86 ms
-  CHECK(between.request.target_replicas == 3);
-  CHECK(between.request.reason.code == ReasonCode::kHold);
+  CHECK_THAT(down.request.reason.text, Catch::Contains("on 2 engine(s) ITL would be 71 ms, below 0.8 x target"));
+  // 61, 61 and 71 ms are each below 0.8 x 100 ms -- the rule before Dynamo PR #9294 would
+  // scale down -- but 6000 x 3/2 = 9000 KV on one of two engines is 101 ms: refused.
+  const LoadStep refused = decode_tick(trained_decode(), 3, {5000, 5000, 6000});
+  CHECK(refused.request.target_replicas == 3);
+  CHECK(refused.request.reason.code == ReasonCode::kHold);
+  CHECK_THAT(refused.request.reason.text,
+             Catch::Contains("scale-down refused: on 2 engine(s) ITL would reach 101 ms against 0.8 x target"));
+}
+
+TEST_CASE("Two engines that would flap 2 -> 1 -> 2 stay at two") {
+  // 30 ms each on two engines; on one, 2 x 3000 KV: 71 ms, fine; 2 x 4000: 91 ms, refused.
+  CHECK(decode_tick(trained_decode(), 2, {3000, 3000}).request.target_replicas == 1);
+  const LoadStep held = decode_tick(trained_decode(), 2, {4000, 4000});
+  CHECK(held.request.target_replicas == 2);
+  CHECK(held.estimates.at(0).itl_post_ms == Approx(91));
 }
 
 TEST_CASE("A single ready engine is never scaled down by the load loop") {
@@ -229,7 +242,7 @@ TEST_CASE("Fewer engines reporting than are ready, or non-finite passes, count a
 }
 
 TEST_CASE("The floor refuses a scale-down below it and raises a lower count to it") {
-  const LoadStep refused = decode_tick(trained_decode(), 2, {5000, 5000}, 100, 2);
+  const LoadStep refused = decode_tick(trained_decode(), 2, {2000, 2000}, 100, 2);  // one engine would do
   CHECK(refused.request.target_replicas == 2);
   CHECK_THAT(refused.request.reason.text, Catch::Contains("refused by the floor of 2"));
   const LoadStep raised = decode_tick(trained_decode(), 1, {5000}, 100, 3);
