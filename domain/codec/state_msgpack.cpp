@@ -627,7 +627,9 @@ ItlEvidence read_itl_evidence(MsgpackReader& r) {
     below.reserve(e.upper_bounds_ms.size());
     for (std::size_t k = 0; k < listed; ++k) below.push_back(r.number());
     below.resize(e.upper_bounds_ms.size(), requests);
-    e.windows.push_back(make_itl_window(e.upper_bounds_ms, d1_ms, model_itl_ms, requests, std::move(below)));
+    // Without its points: refit_itl_spread derives them when it first needs them, so a
+    // restore does not take the logarithm of every bound of every window.
+    e.windows.push_back(ItlWindow{d1_ms, model_itl_ms, requests, std::move(below), {}, std::nullopt});
   }
   return e;
 }

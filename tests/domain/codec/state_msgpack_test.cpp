@@ -110,3 +110,30 @@ TEST_CASE("a malformed MessagePack state is refused naming the field, and a rest
 }
 
 }  // namespace capstan
+
+namespace capstan {
+
+TEST_CASE("a restart from MessagePack state after any tick decides every later tick as an uninterrupted run") {
+  for (const std::string recording : {"budget", "disagg", "stale-gap"}) {
+    const std::vector<TickInput> inputs = recorded_inputs(recording);
+    for (const PolicyInfo& info : registered_policies()) {
+      for (std::size_t k = 1; k < inputs.size(); k += 3) {
+        DrivenPolicy whole(info.make(), PolicyConfig{});
+        DrivenPolicy before(info.make(), PolicyConfig{});
+        for (std::size_t t = 0; t < k; ++t) {
+          whole.tick(inputs[t]);
+          before.tick(inputs[t]);
+        }
+        DrivenPolicy after(info.make(), PolicyConfig{});
+        REQUIRE(after.restore_state_msgpack(before.save_state_msgpack()).ok());
+        for (std::size_t t = k; t < inputs.size(); ++t) {
+          INFO(recording << " " << info.name << " restarted after tick " << k << ", tick " << t);
+          REQUIRE(after.tick(inputs[t]) == whole.tick(inputs[t]));
+        }
+        CHECK(after.save_state_msgpack() == whole.save_state_msgpack());
+      }
+    }
+  }
+}
+
+}  // namespace capstan
