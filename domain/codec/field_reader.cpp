@@ -34,6 +34,32 @@ nlohmann::json encode_optional(const std::optional<int>& value) {
   return value ? nlohmann::json(*value) : nlohmann::json();
 }
 
+bool is_whole_number(double v) { return v == std::floor(v) && std::abs(v) < 0x1p53 && !(v == 0 && std::signbit(v)); }
+
+nlohmann::json non_finite_as_tokens(nlohmann::json j) {
+  if (j.is_number_float()) {
+    const double v = j.get<double>();
+    if (!std::isfinite(v)) return encode_number(v);
+    if (is_whole_number(v)) return static_cast<std::int64_t>(v);
+    return j;
+  }
+  if (j.is_structured()) {
+    for (auto& v : j) v = non_finite_as_tokens(std::move(v));
+  }
+  return j;
+}
+
+nlohmann::json non_finite_from_tokens(nlohmann::json j) {
+  if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s == "nan" || s == "inf" || s == "-inf") return FieldReader(j, "").number();
+  }
+  if (j.is_structured()) {
+    for (auto& v : j) v = non_finite_from_tokens(std::move(v));
+  }
+  return j;
+}
+
 void FieldReader::fail(const std::string& what) const {
   throw CodecError((path_.empty() ? std::string("the document") : path_) + " " + what + ", got " + shown(*json_));
 }

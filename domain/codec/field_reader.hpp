@@ -35,6 +35,17 @@ nlohmann::json encode_numbers(const std::vector<double>& values);
 // nullopt as null.
 nlohmann::json encode_optional(const std::optional<double>& value);
 nlohmann::json encode_optional(const std::optional<int>& value);
+// A value written through nlohmann conversions of its own, which write a non-finite
+// double as null, with every non-finite number turned into its token instead, and every
+// whole number (token counts, times in seconds) into an integer, which MessagePack holds
+// in one to three bytes where a float takes five or nine; -0 stays a float, and every
+// reader takes an integer where it reads a double, to the same value. And the inverse
+// of the tokens, every token string turned back into its number, before such a
+// conversion reads it.
+nlohmann::json non_finite_as_tokens(nlohmann::json j);
+// Written as an integer by the state codecs: whole, of magnitude under 2^53, not -0.
+bool is_whole_number(double v);
+nlohmann::json non_finite_from_tokens(nlohmann::json j);
 
 class FieldReader {
  public:

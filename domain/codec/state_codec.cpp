@@ -14,33 +14,11 @@ namespace {
 
 using nlohmann::json;
 
-// Sub-states are written through nlohmann conversions of their own, which write a
-// non-finite double as null: the encoder turns every non-finite number into the tokens
-// encode_number uses, and the reader turns them back before converting.
-json with_tokens(json j) {
-  if (j.is_number_float() && !std::isfinite(j.get<double>())) return encode_number(j.get<double>());
-  if (j.is_structured()) {
-    for (auto& v : j) v = with_tokens(std::move(v));
-  }
-  return j;
-}
-
-json with_numbers(json j) {
-  if (j.is_string()) {
-    const auto& s = j.get_ref<const std::string&>();
-    if (s == "nan" || s == "inf" || s == "-inf") return FieldReader(j, "").number();
-  }
-  if (j.is_structured()) {
-    for (auto& v : j) v = with_numbers(std::move(v));
-  }
-  return j;
-}
-
 // A sub-state read through its own conversion, with the path of the value in the error.
 template <class T>
 T read_value(const FieldReader& r) {
   try {
-    return with_numbers(r.json()).get<T>();
+    return non_finite_from_tokens(r.json()).get<T>();
   } catch (const json::exception& e) {
     throw CodecError(r.path() + ": " + e.what());
   }
@@ -124,6 +102,159 @@ ItlEvidence read_itl_evidence(const FieldReader& r) {
   return e;
 }
 
+// A traffic forecaster (traffic_forecast.hpp) as arrays of numbers, not objects: its
+// member names took three quarters of a variant's forecast bytes.
+//   [rate_rps, avg_input_tokens, avg_output_tokens], each a selector
+//   [error_weight, [[kind, mean_abs_error, scored, state], ...]], a predictor's state
+//   constant [count, last]; holt [alpha, beta, count, level, trend];
+//   kalman [q_level, q_trend, r, min_points, fallback count, fallback last, level,
+//           trend, p_level, p_cross, p_trend]; arima and seasonal as their own objects.
+json encode_predictor_state(const PredictorState& p) {
+  if (const auto* c = std::get_if<ConstantState>(&p.model)) return {c->count, encode_number(c->last)};
+  if (const auto* h = std::get_if<HoltState>(&p.model)) {
+    return {encode_number(h->config.alpha), encode_number(h->config.beta), h->count, encode_number(h->level),
+            encode_number(h->trend)};
+  }
+  if (const auto* k = std::get_if<KalmanState>(&p.model)) {
+    return {encode_number(k->config.q_level), encode_number(k->config.q_trend), encode_number(k->config.r),
+            k->config.min_points, k->fallback.count, encode_number(k->fallback.last), encode_number(k->level),
+            encode_number(k->trend), encode_number(k->p_level), encode_number(k->p_cross), encode_number(k->p_trend)};
+  }
+  return std::visit([](const auto& m) { return json(m); }, p.model);
+}
+
+json encode_selector(const SelectorState& s) {
+  json candidates = json::array();
+  for (const SelectorCandidate& c : s.candidates) {
+    candidates.push_back(
+        {to_string(kind_of(c.predictor)), encode_number(c.mean_abs_error), c.scored, encode_predictor_state(c.predictor)});
+  }
+  return {encode_number(s.config.error_weight), std::move(candidates)};
+}
+
+json encode_forecast(const std::optional<TrafficForecastState>& f) {
+  if (!f) return json();
+  return {encode_selector(f->rate_rps), encode_selector(f->avg_input_tokens), encode_selector(f->avg_output_tokens)};
+}
+
+// The elements of an array of exactly `n`, or a failure saying what it must hold.
+void expect_size(const FieldReader& r, std::size_t n, const char* shape) {
+  if (r.size() != n) r.fail(std::string("must be ") + shape);
+}
+
+PredictorState read_predictor_state(const FieldReader& kind, const FieldReader& r) {
+  PredictorKind k{};
+  if (!parse_predictor_kind(kind.string(), k)) kind.fail("is not a kind of predictor");
+  const auto at = [&](std::size_t i) { return r.at(i); };
+  switch (k) {
+    case PredictorKind::kConstant: {
+      expect_size(r, 2, "[count, last]");
+      return {ConstantState{at(0).integer(), at(1).number()}};
+    }
+    case PredictorKind::kHolt: {
+      expect_size(r, 5, "[alpha, beta, count, level, trend]");
+      HoltState h;
+      h.config = {at(0).number(), at(1).number()};
+      h.count = at(2).integer();
+      h.level = at(3).number();
+      h.trend = at(4).number();
+      return {h};
+    }
+    case PredictorKind::kKalman: {
+      expect_size(r, 11,
+                  "[q_level, q_trend, r, min_points, fallback count, fallback last, level, trend, p_level, p_cross, "
+                  "p_trend]");
+      KalmanState s;
+      s.config = {at(0).number(), at(1).number(), at(2).number(), at(3).int32()};
+      s.fallback = {at(4).integer(), at(5).number()};
+      s.level = at(6).number();
+      s.trend = at(7).number();
+      s.p_level = at(8).number();
+      s.p_cross = at(9).number();
+      s.p_trend = at(10).number();
+      return {s};
+    }
+    case PredictorKind::kArima: return {read_value<ArimaState>(r)};
+    case PredictorKind::kSeasonal: return {read_value<SeasonalState>(r)};
+  }
+  kind.fail("is not a kind of predictor");
+}
+
+SelectorState read_selector(const FieldReader& r) {
+  expect_size(r, 2, "[error_weight, [candidates...]]");
+  SelectorState s;
+  s.config.error_weight = r.at(std::size_t{0}).number();
+  const FieldReader candidates = r.at(std::size_t{1});
+  if (candidates.size() == 0) candidates.fail("must hold at least one candidate");
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const FieldReader c = candidates.at(i);
+    expect_size(c, 4, "[kind, mean_abs_error, scored, state]");
+    SelectorCandidate candidate;
+    candidate.predictor = read_predictor_state(c.at(std::size_t{0}), c.at(std::size_t{3}));
+    candidate.mean_abs_error = c.at(std::size_t{1}).number();
+    candidate.scored = c.at(std::size_t{2}).integer();
+    s.candidates.push_back(std::move(candidate));
+  }
+  return s;
+}
+
+std::optional<TrafficForecastState> read_forecast(const FieldReader& r) {
+  if (r.is_null()) return std::nullopt;
+  expect_size(r, 3, "[rate_rps, avg_input_tokens, avg_output_tokens]");
+  return TrafficForecastState{read_selector(r.at(std::size_t{0})), read_selector(r.at(std::size_t{1})),
+                              read_selector(r.at(std::size_t{2}))};
+}
+
+// A queue model's learned parameters as one array of numbers:
+//   [alpha, beta, gamma, covariance (9, row-major), min alpha, beta, gamma,
+//    max alpha, beta, gamma, accepted_updates, rejected_updates, consecutive_rejections]
+constexpr std::size_t kTunerNumbers = 21;
+
+json encode_tuner_numbers(const std::optional<TunerState>& t) {
+  if (!t) return json();
+  json out = json::array();
+  for (const ServiceParams* p : {&t->params}) {
+    for (double v : {p->alpha_ms, p->beta_ms, p->gamma_ms}) out.push_back(encode_number(v));
+  }
+  for (double v : t->covariance) out.push_back(encode_number(v));
+  for (const ServiceParams* p : {&t->min_params, &t->max_params}) {
+    for (double v : {p->alpha_ms, p->beta_ms, p->gamma_ms}) out.push_back(encode_number(v));
+  }
+  out.push_back(t->accepted_updates);
+  out.push_back(t->rejected_updates);
+  out.push_back(t->consecutive_rejections);
+  return out;
+}
+
+std::optional<TunerState> read_tuner_numbers(const FieldReader& r) {
+  if (r.is_null()) return std::nullopt;
+  expect_size(r, kTunerNumbers,
+              "[alpha, beta, gamma, covariance (9), min alpha, beta, gamma, max alpha, beta, gamma, "
+              "accepted_updates, rejected_updates, consecutive_rejections]");
+  TunerState t;
+  std::size_t i = 0;
+  const auto next = [&] { return r.at(i++).number(); };
+  for (ServiceParams* p : {&t.params}) *p = {next(), next(), next()};
+  for (double& c : t.covariance) c = next();
+  for (ServiceParams* p : {&t.min_params, &t.max_params}) *p = {next(), next(), next()};
+  t.accepted_updates = static_cast<long>(r.at(i++).integer());
+  t.rejected_updates = static_cast<long>(r.at(i++).integer());
+  t.consecutive_rejections = r.at(i++).int32();
+  return t;
+}
+
+json encode_throughput_variant(const ThroughputVariantState& s) {
+  return {{"forecast", encode_forecast(s.forecast)}, {"load", s.load}, {"tuner", encode_tuner_numbers(s.tuner)}};
+}
+
+ThroughputVariantState read_throughput_variant(const FieldReader& r) {
+  ThroughputVariantState s;
+  s.forecast = read_forecast(r.at("forecast"));
+  s.load = read_value<LoadVariantState>(r.at("load"));
+  s.tuner = read_tuner_numbers(r.at("tuner"));
+  return s;
+}
+
 json encode_memory_body(const std::monostate&) { return json::object(); }
 json encoded_itl_windows(const std::map<std::string, ItlEvidence>& m) {
   json out = json::object();
@@ -132,7 +263,7 @@ json encoded_itl_windows(const std::map<std::string, ItlEvidence>& m) {
 }
 json encode_memory_body(const FixedMemory& m) { return {{"held", m.held}}; }
 json encode_memory_body(const HybridMemory& m) {
-  return {{"forecast", encode_optional_value(m.forecast)},
+  return {{"forecast", encode_forecast(m.forecast)},
           {"recent_demand", m.recent_demand},
           {"recent_capacity", encode_by_variant(m.recent_capacity)},
           {"itl_windows", encoded_itl_windows(m.itl_windows)},
@@ -145,6 +276,11 @@ template <class S>
 json encode_memory_body(const PerVariantMemory<S>& m) {
   return {{"variants", encode_by_variant(m.variants)}};
 }
+json encode_memory_body(const ThroughputMemory& m) {
+  json variants = json::object();
+  for (const auto& [k, v] : m.variants) variants[k] = encode_throughput_variant(v);
+  return {{"variants", std::move(variants)}};
+}
 
 PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
   if (kind == "none") return std::monostate{};
@@ -155,7 +291,7 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
   }
   if (kind == "hybrid") {
     HybridMemory m;
-    m.forecast = read_optional_value<TrafficForecastState>(r.at("forecast"));
+    m.forecast = read_forecast(r.at("forecast"));
     m.recent_demand = read_value<DemandHistory>(r.at("recent_demand"));
     m.recent_capacity = read_by_variant<std::deque<double>>(r.at("recent_capacity"));
     const FieldReader itl = r.at("itl_windows");
@@ -168,7 +304,12 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
   if (kind == "saturation-token") return TokenSaturationMemory{read_value<TokenCapacityState>(r.at("capacity"))};
   if (kind == "hpa") return HpaMemory{read_by_variant<HpaVariantState>(r.at("variants"))};
   if (kind == "load") return LoadMemory{read_by_variant<LoadVariantState>(r.at("variants"))};
-  if (kind == "throughput") return ThroughputMemory{read_by_variant<ThroughputVariantState>(r.at("variants"))};
+  if (kind == "throughput") {
+    ThroughputMemory m;
+    const FieldReader variants = r.at("variants");
+    for (const std::string& k : variants.keys()) m.variants.emplace(k, read_throughput_variant(variants.at(k)));
+    return m;
+  }
   r.at("kind").fail("is not a kind of policy memory");
 }
 
@@ -182,7 +323,7 @@ const char* memory_kind(const PolicyMemory& memory) {
 }
 
 json encode_variant_memory(const VariantMemory& m) {
-  return with_tokens({{"tuner", encode_optional_value(m.tuner)}, {"cold_start", encode_optional_value(m.cold_start)}});
+  return non_finite_as_tokens({{"tuner", encode_optional_value(m.tuner)}, {"cold_start", encode_optional_value(m.cold_start)}});
 }
 
 VariantMemory read_variant_memory(const FieldReader& r) {
@@ -195,7 +336,7 @@ VariantMemory read_variant_memory(const FieldReader& r) {
 json encode_model_state(const ModelState& s) {
   json policy = std::visit([](const auto& m) { return encode_memory_body(m); }, s.policy);
   policy["kind"] = memory_kind(s.policy);
-  return with_tokens({{"finisher", s.finisher}, {"policy", std::move(policy)}});
+  return non_finite_as_tokens({{"finisher", s.finisher}, {"policy", std::move(policy)}});
 }
 
 ModelState read_model_state(const FieldReader& r, const std::string& policy) {

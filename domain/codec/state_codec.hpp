@@ -1,7 +1,7 @@
 // The recorded form of a fleet's states under one policy (domain/tick/tick_state.hpp):
 // what `Policy::save_state` returns, what a snapshot stores and what a restart reads.
 //
-//   {"schema": 1, "policy": "hybrid",
+//   {"schema": 2, "policy": "hybrid",
 //    "variants": [{"ns", "model_id", "variant", "memory": {...}}, ...],   key order
 //    "models":   [{"ns", "model_id", "finisher": {...}, "policy": {"kind", ...}}, ...],
 //    "fleet": {}}
@@ -21,7 +21,9 @@
 
 namespace capstan {
 
-inline constexpr int kStateSchema = 1;
+// 2: forecasters, and throughput's queue model parameters, as arrays of numbers (issue 19:
+// a variant's state within 2 KiB).
+inline constexpr int kStateSchema = 2;
 
 nlohmann::json encode_fleet_memory(const std::string& policy, const FleetMemory& memory);
 Result<FleetMemory> decode_fleet_memory(const std::string& policy, const nlohmann::json& json);

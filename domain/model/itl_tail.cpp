@@ -228,7 +228,13 @@ std::optional<ItlSpread> fit_itl_spread(const std::vector<std::vector<ItlTailPoi
 
 std::optional<ItlSpread> refit_itl_spread(ItlEvidence& evidence) {
   Windows spans;
-  for (const ItlWindow& w : evidence.windows) spans.emplace_back(w.points);
+  for (ItlWindow& w : evidence.windows) {
+    // A window read back from a snapshot may come without its points (state_msgpack.cpp
+    // leaves them to the first fit that needs them): derived here exactly as
+    // make_itl_window derives them.
+    if (w.points.empty()) w.points = points_of(evidence.upper_bounds_ms, w.below, w.requests, w.d1_ms, w.model_itl_ms);
+    spans.emplace_back(w.points);
+  }
   const auto [requests, split] = evidence_of(spans);
   if (requests < kMinSpreadRequests || !split) return std::nullopt;
   std::optional<Ascent> ascent;

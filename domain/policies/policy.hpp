@@ -8,7 +8,9 @@
 // puts them back all or nothing, so a restart or a replay resumes bit for bit.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,10 @@ class DrivenPolicy : public Policy {
   // Refuses a state of another policy, of an unknown schema version or with any
   // malformed field (named in the error), and then keeps the states it had.
   Result<bool> restore_state(const nlohmann::json& state) override;
+  // The same state as MessagePack bytes, written and read without the JSON tree
+  // (state_msgpack.hpp): the bytes are to_msgpack(save_state()).
+  std::vector<std::uint8_t> save_state_msgpack() const;
+  Result<bool> restore_state_msgpack(std::span<const std::uint8_t> bytes);
 
   const FleetMemory& memory() const { return memory_; }
   // What the last tick learned and decided (tick_driver.hpp has their order).

@@ -9,6 +9,7 @@
 #include "domain/policies/load_policy.hpp"
 #include "domain/policies/policy.hpp"
 #include "domain/codec/state_codec.hpp"
+#include "domain/codec/state_msgpack.hpp"
 #include "domain/policies/queueing_policy.hpp"
 #include "domain/policies/saturation_policy.hpp"
 #include "domain/policies/saturation_token_policy.hpp"
@@ -60,6 +61,17 @@ nlohmann::json DrivenPolicy::save_state() const { return encode_fleet_memory(pol
 
 Result<bool> DrivenPolicy::restore_state(const nlohmann::json& state) {
   auto memory = decode_fleet_memory(policy_->name(), state);
+  if (!memory) return memory.error();
+  memory_ = std::move(memory).value();
+  return true;
+}
+
+std::vector<std::uint8_t> DrivenPolicy::save_state_msgpack() const {
+  return encode_fleet_memory_msgpack(policy_->name(), memory_);
+}
+
+Result<bool> DrivenPolicy::restore_state_msgpack(std::span<const std::uint8_t> bytes) {
+  auto memory = decode_fleet_memory_msgpack(policy_->name(), bytes);
   if (!memory) return memory.error();
   memory_ = std::move(memory).value();
   return true;

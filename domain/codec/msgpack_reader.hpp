@@ -1,0 +1,190 @@
+// MessagePack read straight from bytes, value by value, for a codec's fast path: the
+// reader expects the record laid out exactly as its writer lays it out (members in
+// order, each of its type) and throws MsgpackMismatch at the first byte that is not.
+// It names nothing: a codec catches the mismatch and reads the same bytes again
+// through the JSON tree (from_msgpack_bytes and a FieldReader), which accepts whatever
+// that path accepts and names the field at fault when it refuses. So the fast path
+// never has to be right about an error, only about a record it accepts, which it reads
+// to the same values as the tree would.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <span>
+#include <stdexcept>
+#include <string_view>
+
+namespace capstan {
+
+struct MsgpackMismatch : std::runtime_error {
+  MsgpackMismatch() : std::runtime_error("MessagePack record not in its writer's layout") {}
+};
+
+class MsgpackReader {
+ public:
+  explicit MsgpackReader(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+
+  bool at_end() const { return pos_ == bytes_.size(); }
+  std::size_t position() const { return pos_; }
+  std::span<const std::uint8_t> bytes() const { return bytes_; }
+
+  bool next_is_null() const { return pos_ < bytes_.size() && bytes_[pos_] == 0xC0; }
+  void null() {
+    if (take() != 0xC0) throw MsgpackMismatch();
+  }
+  bool boolean() {
+    const std::uint8_t b = take();
+    if (b == 0xC2) return false;
+    if (b == 0xC3) return true;
+    throw MsgpackMismatch();
+  }
+
+  std::size_t array() { return header(0x90, 0xDC, 0xDD); }
+  std::size_t map() { return header(0x80, 0xDE, 0xDF); }
+  void array(std::size_t n) {
+    if (array() != n) throw MsgpackMismatch();
+  }
+  void map(std::size_t n) {
+    if (map() != n) throw MsgpackMismatch();
+  }
+
+  std::string_view string() {
+    const std::uint8_t b = take();
+    std::size_t n = 0;
+    if ((b & 0xE0) == 0xA0) {
+      n = b & 0x1F;
+    } else if (b == 0xD9) {
+      n = big_endian<std::uint8_t>();
+    } else if (b == 0xDA) {
+      n = big_endian<std::uint16_t>();
+    } else if (b == 0xDB) {
+      n = big_endian<std::uint32_t>();
+    } else {
+      throw MsgpackMismatch();
+    }
+    need(n);
+    const std::string_view out(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
+    pos_ += n;
+    return out;
+  }
+  void key(std::string_view expected) {
+    if (string() != expected) throw MsgpackMismatch();
+  }
+
+  // Any integer, as a signed 64-bit value.
+  std::int64_t integer() {
+    const std::uint8_t b = take();
+    if (b < 0x80) return b;
+    if (b >= 0xE0) return static_cast<std::int8_t>(b);
+    switch (b) {
+      case 0xCC: return big_endian<std::uint8_t>();
+      case 0xCD: return big_endian<std::uint16_t>();
+      case 0xCE: return big_endian<std::uint32_t>();
+      case 0xCF: {
+        const std::uint64_t v = big_endian<std::uint64_t>();
+        if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) throw MsgpackMismatch();
+        return static_cast<std::int64_t>(v);
+      }
+      case 0xD0: return static_cast<std::int8_t>(big_endian<std::uint8_t>());
+      case 0xD1: return static_cast<std::int16_t>(big_endian<std::uint16_t>());
+      case 0xD2: return static_cast<std::int32_t>(big_endian<std::uint32_t>());
+      case 0xD3: return static_cast<std::int64_t>(big_endian<std::uint64_t>());
+      default: throw MsgpackMismatch();
+    }
+  }
+  int int32() {
+    const std::int64_t v = integer();
+    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) throw MsgpackMismatch();
+    return static_cast<int>(v);
+  }
+
+  // A number of any form, or one of the tokens "nan", "inf", "-inf".
+  double number() {
+    const std::uint8_t b = peek();
+    if (b == 0xCA) {
+      ++pos_;
+      return static_cast<double>(std::bit_cast<float>(big_endian<std::uint32_t>()));
+    }
+    if (b == 0xCB) {
+      ++pos_;
+      return std::bit_cast<double>(big_endian<std::uint64_t>());
+    }
+    if ((b & 0xE0) == 0xA0 || b == 0xD9) {
+      const std::string_view s = string();
+      if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+      if (s == "inf") return std::numeric_limits<double>::infinity();
+      if (s == "-inf") return -std::numeric_limits<double>::infinity();
+      throw MsgpackMismatch();
+    }
+    if (b == 0xCF) {  // as nlohmann reads it: an unsigned 64-bit number
+      ++pos_;
+      return static_cast<double>(big_endian<std::uint64_t>());
+    }
+    return static_cast<double>(integer());
+  }
+
+  // Steps over one whole value of any type.
+  void skip() {
+    const std::uint8_t b = take();
+    if (b < 0x80 || b >= 0xE0 || b == 0xC0 || b == 0xC2 || b == 0xC3) return;
+    if ((b & 0xF0) == 0x80) return skip_values(2 * static_cast<std::size_t>(b & 0x0F));
+    if ((b & 0xF0) == 0x90) return skip_values(b & 0x0F);
+    if ((b & 0xE0) == 0xA0) return advance(b & 0x1F);
+    switch (b) {
+      case 0xCC: case 0xD0: return advance(1);
+      case 0xCD: case 0xD1: return advance(2);
+      case 0xCE: case 0xD2: case 0xCA: return advance(4);
+      case 0xCF: case 0xD3: case 0xCB: return advance(8);
+      case 0xD9: return advance(big_endian<std::uint8_t>());
+      case 0xDA: return advance(big_endian<std::uint16_t>());
+      case 0xDB: return advance(big_endian<std::uint32_t>());
+      case 0xDC: return skip_values(big_endian<std::uint16_t>());
+      case 0xDD: return skip_values(big_endian<std::uint32_t>());
+      case 0xDE: return skip_values(2 * static_cast<std::size_t>(big_endian<std::uint16_t>()));
+      case 0xDF: return skip_values(2 * static_cast<std::size_t>(big_endian<std::uint32_t>()));
+      default: throw MsgpackMismatch();  // bin, ext: no codec writes them
+    }
+  }
+
+ private:
+  void need(std::size_t n) const {
+    if (bytes_.size() - pos_ < n) throw MsgpackMismatch();
+  }
+  std::uint8_t peek() const {
+    need(1);
+    return bytes_[pos_];
+  }
+  std::uint8_t take() {
+    need(1);
+    return bytes_[pos_++];
+  }
+  void advance(std::size_t n) {
+    need(n);
+    pos_ += n;
+  }
+  void skip_values(std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) skip();
+  }
+  template <class U>
+  U big_endian() {
+    need(sizeof(U));
+    U v = 0;
+    for (std::size_t i = 0; i < sizeof(U); ++i) v = static_cast<U>((v << 8) | bytes_[pos_ + i]);
+    pos_ += sizeof(U);
+    return v;
+  }
+  std::size_t header(std::uint8_t fix, std::uint8_t with16, std::uint8_t with32) {
+    const std::uint8_t b = take();
+    if ((b & 0xF0) == fix) return b & 0x0F;
+    if (b == with16) return big_endian<std::uint16_t>();
+    if (b == with32) return big_endian<std::uint32_t>();
+    throw MsgpackMismatch();
+  }
+
+  std::span<const std::uint8_t> bytes_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace capstan

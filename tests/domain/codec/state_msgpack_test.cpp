@@ -1,0 +1,139 @@
+#include "domain/codec/state_msgpack.hpp"
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "domain/codec/msgpack.hpp"
+#include "domain/codec/state_codec.hpp"
+#include "domain/codec/tick_input_codec.hpp"
+#include "domain/policies/policy.hpp"
+#include "test_data.hpp"
+
+namespace capstan {
+namespace {
+
+using nlohmann::json;
+
+// The inputs a recorded simulation gave every policy (tests/data/ticks/), in order.
+std::vector<TickInput> recorded_inputs(const std::string& name) {
+  std::vector<TickInput> out;
+  std::ifstream in(testing::data_path("ticks/" + name + ".jsonl"));
+  REQUIRE(in);
+  std::string line, first_policy;
+  while (std::getline(in, line)) {
+    auto record = decode_tick_record(json::parse(line));
+    REQUIRE(record.ok());
+    if (first_policy.empty()) first_policy = record.value().policy;
+    if (record.value().policy == first_policy) out.push_back(std::move(record).value().input);
+  }
+  return out;
+}
+
+// Every policy's states after every tick of the recordings, and a few states by hand.
+template <class Check>
+void for_each_recorded_state(Check check) {
+  for (const std::string recording : {"budget", "disagg", "stale-gap"}) {
+    const std::vector<TickInput> inputs = recorded_inputs(recording);
+    for (const PolicyInfo& info : registered_policies()) {
+      DrivenPolicy policy(info.make(), PolicyConfig{});
+      for (std::size_t t = 0; t < inputs.size(); ++t) {
+        policy.tick(inputs[t]);
+        INFO(recording << " " << info.name << " after tick " << t);
+        check(policy);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the MessagePack state writer gives the bytes of the JSON document converted, under every policy") {
+  for_each_recorded_state([](const DrivenPolicy& policy) {
+    CHECK(policy.save_state_msgpack() == json::to_msgpack(policy.save_state()));
+  });
+}
+
+TEST_CASE("the MessagePack state reader reads back what the JSON reader reads, under every policy") {
+  for_each_recorded_state([](const DrivenPolicy& policy) {
+    const std::vector<std::uint8_t> bytes = policy.save_state_msgpack();
+    const auto fast = decode_fleet_memory_msgpack(policy.name(), bytes);
+    REQUIRE(fast.ok());
+    const auto slow = decode_fleet_memory(policy.name(), json::from_msgpack(bytes));
+    REQUIRE(slow.ok());
+    CHECK(encode_fleet_memory(policy.name(), fast.value()) == encode_fleet_memory(policy.name(), slow.value()));
+    CHECK(encode_fleet_memory_msgpack(policy.name(), fast.value()) == bytes);
+  });
+}
+
+TEST_CASE("a state in another layout than the writer's is still read as the JSON reader reads it") {
+  const std::vector<TickInput> inputs = recorded_inputs("budget");
+  DrivenPolicy policy(find_policy("hybrid").value(), PolicyConfig{});
+  for (const TickInput& in : inputs) policy.tick(in);
+  json doc = policy.save_state();
+  doc["schema"] = static_cast<double>(kStateSchema);  // a float where the writer writes an integer
+  doc["extra"] = "ignored";                           // a member the writer does not write
+  const auto read = decode_fleet_memory_msgpack("hybrid", json::to_msgpack(doc));
+  REQUIRE(read.ok());
+  CHECK(encode_fleet_memory_msgpack("hybrid", read.value()) == policy.save_state_msgpack());
+}
+
+TEST_CASE("a malformed MessagePack state is refused naming the field, and a restore keeps the state it had") {
+  const std::vector<TickInput> inputs = recorded_inputs("budget");
+  DrivenPolicy policy(find_policy("hybrid").value(), PolicyConfig{});
+  for (const TickInput& in : inputs) policy.tick(in);
+  const std::vector<std::uint8_t> before = policy.save_state_msgpack();
+
+  json doc = policy.save_state();
+  doc["models"][0]["policy"]["recent_demand"] = "not a history";
+  auto refused = policy.restore_state_msgpack(json::to_msgpack(doc));
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("models[0].policy.recent_demand"));
+
+  doc = policy.save_state();
+  doc["schema"] = kStateSchema + 1;
+  refused = policy.restore_state_msgpack(json::to_msgpack(doc));
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("is not a version this build reads"));
+
+  std::vector<std::uint8_t> truncated = before;
+  truncated.resize(truncated.size() / 2);
+  refused = policy.restore_state_msgpack(truncated);
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("MessagePack"));
+
+  CHECK(policy.save_state_msgpack() == before);
+}
+
+}  // namespace capstan
+
+namespace capstan {
+
+TEST_CASE("a restart from MessagePack state after any tick decides every later tick as an uninterrupted run") {
+  for (const std::string recording : {"budget", "disagg", "stale-gap"}) {
+    const std::vector<TickInput> inputs = recorded_inputs(recording);
+    for (const PolicyInfo& info : registered_policies()) {
+      for (std::size_t k = 1; k < inputs.size(); k += 3) {
+        DrivenPolicy whole(info.make(), PolicyConfig{});
+        DrivenPolicy before(info.make(), PolicyConfig{});
+        for (std::size_t t = 0; t < k; ++t) {
+          whole.tick(inputs[t]);
+          before.tick(inputs[t]);
+        }
+        DrivenPolicy after(info.make(), PolicyConfig{});
+        REQUIRE(after.restore_state_msgpack(before.save_state_msgpack()).ok());
+        for (std::size_t t = k; t < inputs.size(); ++t) {
+          INFO(recording << " " << info.name << " restarted after tick " << k << ", tick " << t);
+          REQUIRE(after.tick(inputs[t]) == whole.tick(inputs[t]));
+        }
+        CHECK(after.save_state_msgpack() == whole.save_state_msgpack());
+      }
+    }
+  }
+}
+
+}  // namespace capstan
