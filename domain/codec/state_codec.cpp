@@ -108,7 +108,7 @@ ItlEvidence read_itl_evidence(const FieldReader& r) {
 //   [error_weight, [[kind, mean_abs_error, scored, state], ...]], a predictor's state
 //   constant [count, last]; holt [alpha, beta, count, level, trend];
 //   kalman [q_level, q_trend, r, min_points, fallback count, fallback last, level,
-//           trend, p_level, p_cross, p_trend]; arima and seasonal as their own objects.
+//           trend, p_level, p_cross, p_trend, log1p (0 or 1)]; arima and seasonal as their own objects.
 json encode_predictor_state(const PredictorState& p) {
   if (const auto* c = std::get_if<ConstantState>(&p.model)) return {c->count, encode_number(c->last)};
   if (const auto* h = std::get_if<HoltState>(&p.model)) {
@@ -118,7 +118,8 @@ json encode_predictor_state(const PredictorState& p) {
   if (const auto* k = std::get_if<KalmanState>(&p.model)) {
     return {encode_number(k->config.q_level), encode_number(k->config.q_trend), encode_number(k->config.r),
             k->config.min_points, k->fallback.count, encode_number(k->fallback.last), encode_number(k->level),
-            encode_number(k->trend), encode_number(k->p_level), encode_number(k->p_cross), encode_number(k->p_trend)};
+            encode_number(k->trend), encode_number(k->p_level), encode_number(k->p_cross), encode_number(k->p_trend),
+            k->config.log1p ? 1 : 0};
   }
   return std::visit([](const auto& m) { return json(m); }, p.model);
 }
@@ -161,17 +162,18 @@ PredictorState read_predictor_state(const FieldReader& kind, const FieldReader& 
       return {h};
     }
     case PredictorKind::kKalman: {
-      expect_size(r, 11,
+      expect_size(r, 12,
                   "[q_level, q_trend, r, min_points, fallback count, fallback last, level, trend, p_level, p_cross, "
-                  "p_trend]");
+                  "p_trend, log1p]");
       KalmanState s;
-      s.config = {at(0).number(), at(1).number(), at(2).number(), at(3).int32()};
+      s.config = {at(0).number(), at(1).number(), at(2).number(), at(3).int32(), false};
       s.fallback = {at(4).integer(), at(5).number()};
       s.level = at(6).number();
       s.trend = at(7).number();
       s.p_level = at(8).number();
       s.p_cross = at(9).number();
       s.p_trend = at(10).number();
+      s.config.log1p = at(11).integer() != 0;
       return {s};
     }
     case PredictorKind::kArima: return {read_value<ArimaState>(r)};

@@ -155,7 +155,7 @@ void write_predictor(MsgpackWriter& w, const PredictorState& p) {
     w.number(h->level);
     w.number(h->trend);
   } else if (const auto* k = std::get_if<KalmanState>(&p.model)) {
-    w.array(11);
+    w.array(12);
     w.number(k->config.q_level);
     w.number(k->config.q_trend);
     w.number(k->config.r);
@@ -167,6 +167,7 @@ void write_predictor(MsgpackWriter& w, const PredictorState& p) {
     w.number(k->p_level);
     w.number(k->p_cross);
     w.number(k->p_trend);
+    w.integer(k->config.log1p ? 1 : 0);
   } else {
     std::visit([&](const auto& m) { write_through_json(w, m); }, p.model);
   }
@@ -552,7 +553,7 @@ PredictorState read_predictor(MsgpackReader& r, std::string_view kind) {
     return {h};
   }
   if (kind == "kalman") {
-    r.array(11);
+    r.array(12);
     KalmanState k;
     k.config.q_level = r.number();
     k.config.q_trend = r.number();
@@ -565,6 +566,7 @@ PredictorState read_predictor(MsgpackReader& r, std::string_view kind) {
     k.p_level = r.number();
     k.p_cross = r.number();
     k.p_trend = r.number();
+    k.config.log1p = r.integer() != 0;
     return {k};
   }
   if (kind == "arima") return {read_through_json<ArimaState>(r)};
