@@ -244,6 +244,7 @@ TEST_CASE("The running count of outstanding tokens equals a recount through pree
   // Tight KV (preemption by recompute), shared prefixes (cache hits), a client timeout
   // (abandoned waiting requests), and each role: after every event the running count
   // must equal the sum over every request, or routing would change.
+  std::uint64_t preemptions = 0;
   for (const capstan::Role role : {capstan::Role::kBoth, capstan::Role::kPrefill, capstan::Role::kDecode}) {
     auto cfg = small_server(6, 512, 120);
     cfg.role = role;
@@ -275,7 +276,8 @@ TEST_CASE("The running count of outstanding tokens equals a recount through pree
       REQUIRE(s.outstanding_tokens() == s.recount_outstanding_tokens());
     }
     while (s.next_event_s() < ModelServer::kNever) step();
-    CHECK(s.metrics().num_preemptions_total > 0);
+    preemptions += s.metrics().num_preemptions_total;
     CHECK(s.outstanding_tokens() == 0);
   }
+  CHECK(preemptions > 0);  // the tight KV made some server recompute
 }
