@@ -3,6 +3,8 @@
 
 #include <cctype>
 
+#include "domain/core/format.hpp"
+
 namespace capstan::sim {
 
 namespace {
@@ -67,11 +69,16 @@ Result<std::optional<Request>> AzureTrace::next() {
   double t = 0;
   long long in = 0, out = 0;
   if (!parse_azure_timestamp(f[0], t)) return reader_.error("bad TIMESTAMP '" + f[0] + "'");
-  if (!parse_int(f[1], in) || in < 0) return reader_.error("ContextTokens must be an integer >= 0, got '" + f[1] + "'");
-  if (!parse_int(f[2], out) || out < 0) return reader_.error("GeneratedTokens must be an integer >= 0, got '" + f[2] + "'");
+  const std::string max_tokens = std::to_string(kMaxRequestTokens);
+  if (!parse_int(f[1], in) || in < 0 || in > kMaxRequestTokens)
+    return reader_.error("ContextTokens must be an integer in 0.." + max_tokens + ", got '" + f[1] + "'");
+  if (!parse_int(f[2], out) || out < 0 || out > kMaxRequestTokens)
+    return reader_.error("GeneratedTokens must be an integer in 0.." + max_tokens + ", got '" + f[2] + "'");
   if (!first_s_) first_s_ = t;
   const double arrival = t - *first_s_;
   if (arrival < last_s_) return reader_.error("TIMESTAMP goes back in time (" + f[0] + ")");
+  if (arrival > kMaxArrivalS)
+    return reader_.error("TIMESTAMP is more than " + fmt_num(kMaxArrivalS) + " s after the first row (" + f[0] + ")");
   last_s_ = arrival;
   Request r;
   r.arrival_s = arrival;

@@ -56,6 +56,7 @@ Result<FleetConfig> load_fleet_config(const std::string& path) {
   YamlFields top(path, root);
   FleetConfig fleet;
   std::string profiles_dir = "profiles";
+  reject_unknown_keys(top, root, {"model", "profiles_dir", "client_timeout_s", "kv_transfer", "variants"});
   top.required_string("model", fleet.model);
   top.optional_string("profiles_dir", profiles_dir);
   top.optional_double("client_timeout_s", fleet.client_timeout_s, 0, 1e9);
@@ -63,6 +64,7 @@ Result<FleetConfig> load_fleet_config(const std::string& path) {
   if (const YAML::Node kv = root["kv_transfer"]) {
     if (!kv.IsMap()) return invalid_argument(path + ": kv_transfer must be a mapping (fixed_ms, gbps, bytes_per_token)");
     YamlFields f(path, kv, "kv_transfer.");
+    reject_unknown_keys(f, kv, {"fixed_ms", "gbps", "bytes_per_token"});
     f.optional_double("fixed_ms", fleet.kv_transfer.fixed_ms, 0, 1e6);
     f.optional_double("gbps", fleet.kv_transfer.gbps, 1e-6, 1e6);
     f.optional_double("bytes_per_token", fleet.kv_transfer.bytes_per_token, 1, 1e9);
@@ -79,6 +81,10 @@ Result<FleetConfig> load_fleet_config(const std::string& path) {
     YamlFields f(path, root["variants"][i], prefix);
     VariantConfig v;
     std::string role = "both";
+    reject_unknown_keys(f, root["variants"][i],
+                        {"name", "profile", "cost_per_replica_hour", "gpus_per_replica", "pending_s", "cold_start_s",
+                         "min_replicas", "max_replicas", "initial_replicas", "max_num_seqs", "max_num_batched_tokens",
+                         "num_gpu_blocks", "block_size", "role"});
     f.required_string("name", v.name);
     f.required_string("profile", v.profile_name);
     f.required_double("cost_per_replica_hour", v.cost_per_replica_hour, 0, 1e6);

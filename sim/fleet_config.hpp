@@ -2,7 +2,7 @@
 // one model, its variants (hardware profile, cost, replica bounds, vLLM engine limits),
 // and the client timeout. Each variant names a hardware profile; profiles are read
 // from `profiles_dir` (relative to the fleet file). Errors name the file, the key and
-// the rule broken.
+// the rule broken; an unknown (e.g. misspelt) key is an error, as in scenarios.
 //
 // Disaggregation: variants with `role: prefill` and `role: decode` serve one model
 // split in two (fleet.hpp); such a fleet needs at least one of each and no `both`

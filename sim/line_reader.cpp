@@ -2,6 +2,7 @@
 #include "sim/line_reader.hpp"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace capstan::sim {
@@ -42,7 +43,7 @@ bool parse_double(const std::string& text, double& out) {
   char* end = nullptr;
   errno = 0;
   out = std::strtod(text.c_str(), &end);
-  return errno == 0 && end == text.c_str() + text.size();
+  return errno == 0 && end == text.c_str() + text.size() && std::isfinite(out);
 }
 
 bool parse_int(const std::string& text, long long& out) {

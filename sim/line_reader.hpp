@@ -1,6 +1,7 @@
 // Reads a text file one line at a time, counting lines, for the trace parsers; and
 // the shared helpers for their error messages ("trace.csv: line 7: ...") and for
-// strict number parsing (the whole field must be a number).
+// strict number parsing (the whole field must be a finite number: "nan", "inf" and
+// overflowing values are refused, so that no trace carries them into the simulator).
 #pragma once
 
 #include <fstream>
@@ -30,6 +31,7 @@ class LineReader {
 };
 
 std::vector<std::string> split_fields(const std::string& line, char sep = ',');
+// False unless `text` is all one finite number.
 bool parse_double(const std::string& text, double& out);
 bool parse_int(const std::string& text, long long& out);
 

@@ -23,16 +23,11 @@ double ModelServer::kv_cache_usage() const {
   return config_.num_gpu_blocks > 0 ? static_cast<double>(used_blocks_) / config_.num_gpu_blocks : 0;
 }
 
-long long ModelServer::outstanding_tokens() const {
+long long ModelServer::recount_outstanding_tokens() const {
   long long total = 0;
-  // A prefill server never generates past the first token: its work is the prompt.
-  const bool prompt_only = config_.role == Role::kPrefill;
-  auto add = [&](const Sequence& s) {
-    total += (s.known() - s.computed) + (prompt_only ? 0 : s.request.output_tokens - s.generated);
-  };
-  for (const auto& s : running_) add(*s);
-  for (const auto& s : waiting_) add(*s);
-  for (const auto& [arrive_s, s] : incoming_) add(*s);
+  for (const auto& s : running_) total += work(*s);
+  for (const auto& s : waiting_) total += work(*s);
+  for (const auto& [arrive_s, s] : incoming_) total += work(*s);
   return total;
 }
 
@@ -47,6 +42,7 @@ void ModelServer::enqueue(Request request, double now_s) {
     fail(*seq, now_s);  // can never fit, as vLLM rejects prompts over max_model_len
     return;
   }
+  outstanding_tokens_ += work(*seq);
   waiting_.push_back(std::move(seq));
   if (!in_flight_) start_iteration(now_s);
 }
@@ -67,6 +63,7 @@ bool ModelServer::accept_handoff(Handoff handoff, double now_s, double arrive_s)
   seq->computed = seq->request.input_tokens;
   seq->generated = 1;
   seq->prefix_checked = true;
+  outstanding_tokens_ += work(*seq);
   incoming_.emplace(arrive_s, std::move(seq));
   return true;
 }
@@ -87,6 +84,7 @@ void ModelServer::hand_off(std::unique_ptr<Sequence> seq, double now_s) {
   metrics_.e2e_request_latency_s.observe(now_s - seq->request.arrival_s);
   metrics_.request_prompt_tokens.observe(seq->request.input_tokens);
   metrics_.request_generation_tokens.observe(seq->generated);
+  outstanding_tokens_ -= work(*seq);
   const std::uint64_t key = ++handoffs_made_;
   handoffs_.push_back({seq->request, seq->first_token_s, seq->preemptions, key});
   held_.emplace(key, std::move(seq));
@@ -120,6 +118,7 @@ void ModelServer::abandon_timed_out(double now_s) {
     const auto& s = **it;
     if (s.first_token_s < 0 && now_s - s.request.arrival_s > config_.client_timeout_s) {
       used_blocks_ -= s.blocks;
+      outstanding_tokens_ -= work(s);
       fail(s, now_s);
       it = waiting_.erase(it);
     } else {
@@ -137,11 +136,13 @@ void ModelServer::check_prefix(Sequence& seq) {
   // At least the last prompt token is always computed, to produce the first output.
   const int cached = std::min(hit_blocks * kPrefixBlockTokens, seq.known() - 1);
   metrics_.prefix_cache_hits += static_cast<std::uint64_t>(cached);
+  outstanding_tokens_ -= cached - seq.computed;
   seq.computed = cached;
 }
 
 void ModelServer::preempt(std::unique_ptr<Sequence> victim) {
   used_blocks_ -= victim->blocks;
+  outstanding_tokens_ += victim->computed;
   victim->blocks = 0;
   victim->computed = 0;
   victim->prefix_checked = false;
@@ -228,9 +229,12 @@ void ModelServer::start_iteration(double now_s) {
 void ModelServer::complete_iteration() {
   if (!in_flight_) return;
   const double now_s = iteration_end_s_;
+  const bool prompt_only = config_.role == Role::kPrefill;
   for (const auto& [seq, num_new] : batch_) {
     seq->computed += num_new;
+    outstanding_tokens_ -= num_new;
     if (seq->computed < seq->known()) continue;  // prefill chunk, no token yet
+    if (prompt_only) ++outstanding_tokens_;  // the new token is known, not yet computed
     if (seq->generated == 0) {
       seq->first_token_s = now_s;
       metrics_.time_to_first_token_s.observe(now_s - seq->request.arrival_s);
@@ -248,6 +252,7 @@ void ModelServer::complete_iteration() {
   for (auto& seq : running_) {
     if (seq->generated >= seq->request.output_tokens) {
       used_blocks_ -= seq->blocks;
+      outstanding_tokens_ -= work(*seq);
       finish(*seq, now_s);
     } else if (config_.role == Role::kPrefill && seq->generated > 0) {
       hand_off(std::move(seq), now_s);

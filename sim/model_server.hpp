@@ -110,7 +110,11 @@ class ModelServer {
   double kv_cache_usage() const;
   // Tokens still to compute or generate for every request here (router's load signal);
   // a prefill server counts prompt tokens only, a decode server its incoming hand-offs too.
-  long long outstanding_tokens() const;
+  // A running count, kept as requests arrive, progress and leave: the router asks it
+  // for every replica at every request, so it must not walk the requests.
+  long long outstanding_tokens() const { return outstanding_tokens_; }
+  // The same figure summed over every request (for tests of the running count).
+  long long recount_outstanding_tokens() const;
 
   const ServerConfig& config() const { return config_; }
   const HardwareProfile& profile() const { return profile_; }
@@ -138,6 +142,11 @@ class ModelServer {
     int preemptions = 0;
     int known() const { return request.input_tokens + generated; }
   };
+  // A sequence's share of outstanding_tokens(); `computed` counts against it 1 for 1.
+  long long work(const Sequence& s) const {
+    const bool prompt_only = config_.role == Role::kPrefill;  // never generates past the first token
+    return (s.known() - s.computed) + (prompt_only ? 0 : s.request.output_tokens - s.generated);
+  }
   struct Scheduled {
     Sequence* seq;
     int num_new;
@@ -165,6 +174,7 @@ class ModelServer {
   std::vector<std::unique_ptr<Sequence>> running_;
   std::vector<Scheduled> batch_;
   int used_blocks_ = 0;
+  long long outstanding_tokens_ = 0;  // sum of work() over running_, waiting_ and incoming_
   bool in_flight_ = false;
   double iteration_end_s_ = 0;
   std::vector<RequestOutcome> outcomes_;

@@ -19,15 +19,21 @@ Result<std::optional<std::pair<long long, Request>>> MooncakeTrace::read_row() {
     return reader_.error(std::string("invalid JSON: ") + e.what());
   }
   if (!j.is_object()) return reader_.error("expected a JSON object");
-  auto integer = [&](const char* key, long long min, long long& out) -> bool {
+  auto integer = [&](const char* key, long long min, long long max, long long& out) -> bool {
     if (!j.contains(key) || !j[key].is_number_integer()) return false;
+    if (j[key].is_number_unsigned() && j[key].get<std::uint64_t>() > static_cast<std::uint64_t>(max)) return false;
     out = j[key].get<long long>();
-    return out >= min;
+    return out >= min && out <= max;
   };
+  const auto max_stamp = static_cast<long long>(kMaxArrivalS * 1000);
+  const std::string max_tokens = std::to_string(kMaxRequestTokens);
   long long stamp = 0, in = 0, out = 0;
-  if (!integer("timestamp", 0, stamp)) return reader_.error("timestamp must be an integer >= 0 (ms)");
-  if (!integer("input_length", 1, in)) return reader_.error("input_length must be an integer >= 1");
-  if (!integer("output_length", 1, out)) return reader_.error("output_length must be an integer >= 1");
+  if (!integer("timestamp", 0, max_stamp, stamp))
+    return reader_.error("timestamp must be an integer in 0.." + std::to_string(max_stamp) + " (ms)");
+  if (!integer("input_length", 1, kMaxRequestTokens, in))
+    return reader_.error("input_length must be an integer in 1.." + max_tokens);
+  if (!integer("output_length", 1, kMaxRequestTokens, out))
+    return reader_.error("output_length must be an integer in 1.." + max_tokens);
   if (stamp < last_stamp_) return reader_.error("timestamp goes back in time (" + std::to_string(stamp) + ")");
   last_stamp_ = stamp;
   Request r;

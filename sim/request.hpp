@@ -11,6 +11,12 @@ namespace capstan::sim {
 // Tokens per prefix block in Mooncake's hash_ids.
 inline constexpr int kPrefixBlockTokens = 512;
 
+// The largest prompt or answer a trace may hold (ten times today's longest contexts),
+// and the latest arrival (about three years): beyond them a row is an error, not a
+// request that overflows an int or keeps the simulator ticking for ever.
+inline constexpr long long kMaxRequestTokens = 10'000'000;
+inline constexpr double kMaxArrivalS = 1e8;
+
 struct Request {
   std::uint64_t id = 0;
   double arrival_s = 0;

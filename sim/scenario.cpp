@@ -16,21 +16,15 @@ namespace capstan::sim {
 namespace {
 
 constexpr double kBig = 1e12;
+// A generated rate above this would take hours to draw: an error, not a hang.
+constexpr double kMaxRateRps = 1e6;
+// Ticks a run may take (duration_s / tick_s), so that a tiny tick cannot hang a run.
+constexpr double kMaxTicks = 1e7;
 
 std::string join(const std::vector<std::string>& names) {
   std::string out;
   for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
   return out;
-}
-
-// Every key of `node` must be one of `known`; names the first that is not.
-void reject_unknown_keys(YamlFields& f, const YAML::Node& node, const std::vector<std::string>& known) {
-  if (!f.ok() || !node.IsMap()) return;
-  for (const auto& kv : node) {
-    const std::string key = kv.first.as<std::string>();
-    if (std::find(known.begin(), known.end(), key) == known.end())
-      return f.fail(key, "is not a known key (known: " + join(known) + ")");
-  }
 }
 
 std::string resolve(const std::string& scenario_file, const std::string& relative) {
@@ -119,7 +113,8 @@ Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& no
     double v = 0;
     const bool has_default = optional_param || key == "phase_rad";
     if (has_default && !node[key]) continue;
-    f.required_double(key, v, key == "phase_rad" ? -kBig : 0, key == "amplitude" ? 1 : kBig);
+    const bool rate = key.size() > 4 && key.substr(key.size() - 4) == "_rps";
+    f.required_double(key, v, key == "phase_rad" ? -kBig : 0, key == "amplitude" ? 1 : rate ? kMaxRateRps : kBig);
     if (f.ok()) w.params[key] = v;
   }
   if (f.ok() && (w.generator == "diurnal" || w.generator == "burst") && w.params["period_s"] <= 0)
@@ -134,7 +129,9 @@ Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& no
         try {
           if (!steps[i].IsSequence() || steps[i].size() != 2) throw YAML::Exception(YAML::Mark(), "");
           const double start = steps[i][0].as<double>(), rate = steps[i][1].as<double>();
-          if (start < 0 || rate < 0) f.fail(key, "must have start_s >= 0 and rate_rps >= 0");
+          if (!(start >= 0 && start <= kBig && rate >= 0 && rate <= kMaxRateRps))
+            f.fail(key, "must have start_s in 0.." + fmt_num(kBig) + " and rate_rps in 0.." + fmt_num(kMaxRateRps) +
+                            ", got [" + fmt_num(start) + ", " + fmt_num(rate) + "]");
           else if (!w.steps.empty() && start <= w.steps.back().first)
             f.fail(key, "must start after the previous step");
           else w.steps.emplace_back(start, rate);
@@ -161,12 +158,16 @@ Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& no
         w.window_to_s = std::isfinite(parsed.value().second) ? parsed.value().second : -1;
       }
     }
-    for (const char* key : {"speedup", "rate_scale"})
-      if (f.ok() && w.params.count(key) && w.params[key] <= 0) f.fail(key, "must be > 0");
+    if (f.ok() && w.params.count("speedup") && !(w.params["speedup"] >= kMinSpeedup && w.params["speedup"] <= kMaxSpeedup))
+      f.fail("speedup", "must be in " + fmt_num(kMinSpeedup) + ".." + fmt_num(kMaxSpeedup) + ", got " +
+                            fmt_num(w.params["speedup"]));
+    if (f.ok() && w.params.count("rate_scale") && !(w.params["rate_scale"] > 0 && w.params["rate_scale"] <= kMaxRateScale))
+      f.fail("rate_scale", "must be > 0 and <= " + fmt_num(kMaxRateScale) + ", got " + fmt_num(w.params["rate_scale"]));
   }
   if (f.ok() && w.generator == "rates") {
     for (const char* key : {"time_scale", "rate_scale"})
-      if (f.ok() && w.params.count(key) && w.params[key] <= 0) f.fail(key, "must be > 0");
+      if (f.ok() && w.params.count(key) && !(w.params[key] > 0 && w.params[key] <= kMaxRateScale))
+        f.fail(key, "must be > 0 and <= " + fmt_num(kMaxRateScale) + ", got " + fmt_num(w.params[key]));
     std::string rel;
     f.required_string("path", rel);
     if (f.ok()) {
@@ -177,6 +178,9 @@ Result<WorkloadSpec> load_workload(const std::string& path, const YAML::Node& no
         const double time_scale = w.params.count("time_scale") ? w.params["time_scale"] : 1;
         const double rate_scale = w.params.count("rate_scale") ? w.params["rate_scale"] : 1;
         for (auto [t, r] : points.value()) w.rate_points.emplace_back(t / time_scale, r * rate_scale);
+        for (const auto& [t, r] : w.rate_points)
+          if (f.ok() && r > kMaxRateRps)
+            f.fail("rate_scale", "makes a rate of " + fmt_num(r) + " req/s, above " + fmt_num(kMaxRateRps));
       }
     }
   }
@@ -327,6 +331,9 @@ Result<Scenario> load_scenario(const std::string& path) {
   top.optional_int("seed", seed, 0, 1 << 30);
   top.optional_double("scale_to_zero_retention_s", s.scale_to_zero_retention_s, 0, 1e8);
   top.optional_double("scale_down_cooldown_s", s.scale_down_cooldown_s, 0, 1e8);
+  if (top.ok() && s.duration_s / s.tick_s > kMaxTicks)
+    top.fail("tick_s", "must be >= duration_s / " + fmt_num(kMaxTicks) + " (" + fmt_num(s.duration_s / kMaxTicks) +
+                           "), got " + fmt_num(s.tick_s));
   if (top.ok() && (s.name.empty() || s.name.find_first_of(" \t/") != std::string::npos))
     top.fail("name", "must be a non-empty word without spaces or '/', got '" + s.name + "'");
   if (top.ok() && root["slo"]) {

@@ -2,6 +2,9 @@
 #include "sim/simulation.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "domain/core/format.hpp"
 
 namespace capstan::sim {
 
@@ -20,6 +23,12 @@ bool Simulation::pull_next() {
   if (!r.value()) {
     trace_done_ = true;
     return true;
+  }
+  // Every reader refuses these; a source that lets one through must not loop for ever.
+  if (!std::isfinite(r.value()->arrival_s)) {
+    error_ = invalid_argument("a request arrives at " + fmt_num(r.value()->arrival_s) + " s: arrivals must be finite");
+    trace_done_ = true;
+    return false;
   }
   next_request_ = std::move(*r.value());
   return true;

@@ -6,11 +6,13 @@
 #include <deque>
 #include <filesystem>
 
+#include "domain/core/format.hpp"
 #include "sim/azure_trace.hpp"
 #include "sim/line_reader.hpp"
 #include "sim/mooncake_trace.hpp"
 #include "sim/native_trace.hpp"
 #include "sim/servegen_trace.hpp"
+#include "sim/trace_spread.hpp"
 
 namespace capstan::sim {
 
@@ -44,6 +46,39 @@ class Transformed : public TraceSource {
   Rng rng_;
   std::deque<Request> copies_;
 };
+
+// Replays requests read ahead of the caller, then the rest of its source.
+class Lookahead : public TraceSource {
+ public:
+  explicit Lookahead(std::unique_ptr<TraceSource> inner) : inner_(std::move(inner)) {}
+
+  // Reads until `n` requests are ahead (fewer at the end of the source).
+  std::optional<Error> fill(std::size_t n) {
+    while (ahead_.size() < n && !done_) {
+      auto r = inner_->next();
+      if (!r.ok()) return r.error();
+      if (!r.value()) done_ = true;
+      else ahead_.push_back(std::move(*r.value()));
+    }
+    return std::nullopt;
+  }
+  const std::deque<Request>& ahead() const { return ahead_; }
+
+  Result<std::optional<Request>> next() override {
+    if (ahead_.empty()) return done_ ? std::optional<Request>{} : inner_->next();
+    Request out = std::move(ahead_.front());
+    ahead_.pop_front();
+    return std::optional<Request>{std::move(out)};
+  }
+
+ private:
+  std::unique_ptr<TraceSource> inner_;
+  std::deque<Request> ahead_;
+  bool done_ = false;
+};
+
+// How many requests the quantised-timestamp detection looks at.
+constexpr std::size_t kDetectionRequests = 1000;
 
 }  // namespace
 
@@ -107,20 +142,39 @@ std::unique_ptr<TraceSource> transform_trace(std::unique_ptr<TraceSource> source
   return std::make_unique<Transformed>(std::move(source), options);
 }
 
+std::optional<Error> validate(const TraceOptions& o) {
+  if (!(o.speedup >= kMinSpeedup && o.speedup <= kMaxSpeedup))
+    return invalid_argument("speedup must be in " + fmt_num(kMinSpeedup) + ".." + fmt_num(kMaxSpeedup) + ", got " +
+                            fmt_num(o.speedup));
+  if (!(o.rate_scale > 0 && o.rate_scale <= kMaxRateScale))
+    return invalid_argument("rate scale must be > 0 and <= " + fmt_num(kMaxRateScale) + ", got " +
+                            fmt_num(o.rate_scale));
+  if (!(o.spread_buckets_s >= 0 && o.spread_buckets_s <= kMaxSpreadBucketsS))
+    return invalid_argument("spread of same-timestamp requests must be in 0.." + fmt_num(kMaxSpreadBucketsS) +
+                            " s, got " + fmt_num(o.spread_buckets_s));
+  if (!(o.window_from_s >= 0 && std::isfinite(o.window_from_s) && o.window_to_s > o.window_from_s))
+    return invalid_argument("window must have 0 <= FROM < TO, got " + fmt_num(o.window_from_s) + ":" +
+                            fmt_num(o.window_to_s));
+  if (!(o.servegen_window_s > 0 && std::isfinite(o.servegen_window_s)))
+    return invalid_argument("ServeGen window must be > 0 s, got " + fmt_num(o.servegen_window_s));
+  return std::nullopt;
+}
+
 Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, const TraceOptions& options) {
-  if (options.speedup <= 0) return invalid_argument("speedup must be > 0, got " + std::to_string(options.speedup));
-  if (options.rate_scale < 0) return invalid_argument("rate scale must be >= 0, got " + std::to_string(options.rate_scale));
+  if (auto e = validate(options)) return *e;
   TraceFormat format = options.format;
   if (format == TraceFormat::kAuto) {
     auto detected = detect_trace_format(path);
     if (!detected.ok()) return detected.error();
     format = detected.value();
   }
+  const bool spread = options.spread_buckets_s > 0;
   std::unique_ptr<TraceSource> source;
   switch (format) {
     case TraceFormat::kAzure: source = std::make_unique<AzureTrace>(path); break;
     case TraceFormat::kMooncake:
-      source = std::make_unique<MooncakeTrace>(path, options.mooncake_bucket_ms);
+      // Spreading over whole buckets replaces the reader's own spread within a millisecond.
+      source = std::make_unique<MooncakeTrace>(path, spread ? 0.0 : options.mooncake_bucket_ms);
       break;
     case TraceFormat::kNative: source = std::make_unique<NativeTrace>(path); break;
     case TraceFormat::kServeGen: {
@@ -138,12 +192,31 @@ Result<std::unique_ptr<TraceSource>> open_trace(const std::string& path, const T
         clients.push_back(path);
       }
       auto lengths = options.servegen_lengths ? options.servegen_lengths : fixed_lengths(1024, 256);
-      source = std::make_unique<ServeGenTrace>(clients, lengths, options.seed, options.servegen_window_s);
+      // The reader seeks to the window itself (servegen_trace.hpp).
+      source = std::make_unique<ServeGenTrace>(clients, lengths, options.seed, options.servegen_window_s,
+                                               options.window_from_s);
       break;
     }
     case TraceFormat::kAuto: break;
   }
-  return transform_trace(std::move(source), options);
+  if (spread) {
+    source = spread_buckets(std::move(source), options.spread_buckets_s);
+  } else if (options.on_warning && format != TraceFormat::kServeGen) {  // generated arrivals: never quantised
+    auto raw = std::make_unique<Lookahead>(std::move(source));
+    if (auto e = raw->fill(kDetectionRequests)) return *e;
+    const std::vector<Request> first(raw->ahead().begin(), raw->ahead().end());
+    if (auto q = detect_quantised(first)) options.on_warning(quantised_warning(path, first.size(), *q));
+    source = std::move(raw);
+  }
+  auto replay = std::make_unique<Lookahead>(transform_trace(std::move(source), options));
+  if (auto e = replay->fill(1)) return *e;
+  if (replay->ahead().empty()) {
+    if (options.window_from_s > 0 || std::isfinite(options.window_to_s))
+      return invalid_argument(path + ": no requests in the window " + fmt_num(options.window_from_s) + ":" +
+                              fmt_num(options.window_to_s) + " s");
+    return invalid_argument(path + ": empty trace: no requests");
+  }
+  return std::unique_ptr<TraceSource>(std::move(replay));
 }
 
 }  // namespace capstan::sim

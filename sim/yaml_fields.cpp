@@ -1,6 +1,8 @@
 // Validated YAML key reads; see yaml_fields.hpp.
 #include "sim/yaml_fields.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 
 namespace capstan::sim {
@@ -56,6 +58,7 @@ void YamlFields::optional_double(const std::string& key, double& out, double min
     return fail(key, "must be a number, got '" + YAML::Dump(node_[key]) + "'");
   }
   std::ostringstream rule;
+  if (!std::isfinite(v)) return fail(key, "must be a finite number, got " + YAML::Dump(node_[key]));
   if (v < min) {
     rule << "must be >= " << min << ", got " << v;
     return fail(key, rule.str());
@@ -82,6 +85,17 @@ void YamlFields::optional_int(const std::string& key, int& out, int min, int max
   if (v < min) return fail(key, "must be >= " + std::to_string(min) + ", got " + std::to_string(v));
   if (v > max) return fail(key, "must be <= " + std::to_string(max) + ", got " + std::to_string(v));
   out = v;
+}
+
+void reject_unknown_keys(YamlFields& f, const YAML::Node& node, const std::vector<std::string>& known) {
+  if (!f.ok() || !node.IsMap()) return;
+  for (const auto& kv : node) {
+    const std::string key = kv.first.as<std::string>();
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string names;
+    for (const auto& n : known) names += (names.empty() ? "" : ", ") + n;
+    return f.fail(key, "is not a known key (known: " + names + ")");
+  }
 }
 
 }  // namespace capstan::sim

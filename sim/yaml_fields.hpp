@@ -1,9 +1,12 @@
 // Typed, validated reads of YAML mapping keys for the simulator's data files (fleet
 // configs, hardware profiles). The first failure is kept, and its message names the
 // file, the key and the rule: "fleet.yaml: variants[1].cold_start_s must be >= 0, got -5".
+// Numbers must be finite (.nan and .inf are refused whatever the range), and
+// reject_unknown_keys() refuses a misspelt key rather than ignoring it.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <yaml-cpp/yaml.h>
 
@@ -35,5 +38,8 @@ class YamlFields {
   std::string prefix_;
   std::string error_;
 };
+
+// Every key of `node` must be one of `known`; fails `f` naming the first that is not.
+void reject_unknown_keys(YamlFields& f, const YAML::Node& node, const std::vector<std::string>& known);
 
 }  // namespace capstan::sim

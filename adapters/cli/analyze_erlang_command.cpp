@@ -30,9 +30,9 @@ void run_erlang(const ErlangFlags& f, const CLI::App& cmd) {
   if (has_servers == has_violation) {
     throw UsageError("give exactly one of --servers and --max-violation");
   }
-  require_nonnegative(f.arrival_rate, "--arrival-rate");
-  require_positive(f.service_rate, "--service-rate");
-  require_nonnegative(f.sla_seconds, "--sla-seconds");
+  require_in(f.arrival_rate, 0, kMaxRate, "--arrival-rate");
+  require_in(f.service_rate, 0, kMaxRate, "--service-rate", true);
+  require_in(f.sla_seconds, 0, kMaxMs / 1000, "--sla-seconds");
 
   nlohmann::json out;
   if (has_servers) {

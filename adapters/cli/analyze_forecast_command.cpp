@@ -16,6 +16,10 @@
 namespace capstan::cli {
 namespace {
 
+// A year ahead at most, and a million steps in a period or a horizon.
+constexpr double kMaxHorizonS = 366 * 86400.0;
+constexpr double kMaxPeriodSteps = 1e6;
+
 struct ForecastFlags {
   std::string model = "holt";
   std::string series;
@@ -49,14 +53,16 @@ void run_forecast(const ForecastFlags& f, const CLI::App& cmd) {
     throw UsageError("--model must be one of constant, holt, kalman, arima, seasonal, got " +
                      f.model);
   }
-  require_nonnegative(f.horizon_s, "--horizon-s");
-  require_positive(f.step_s, "--step-s");
+  require_in(f.horizon_s, 0, kMaxHorizonS, "--horizon-s");
+  require_in(f.step_s, 0, kMaxHorizonS, "--step-s", true);
   require_finite(f.alpha, "--alpha");
   if (!(f.alpha > 0 && f.alpha <= 1)) {
     throw UsageError("--alpha must be in (0, 1], got " + fmt_num(f.alpha));
   }
-  if (cmd.count("--period-steps") > 0 && f.period_steps < 2) {
-    throw UsageError("--period-steps must be >= 2, got " + std::to_string(f.period_steps));
+  if (cmd.count("--period-steps") > 0) require_in(f.period_steps, 2, kMaxPeriodSteps, "--period-steps");
+  if (f.horizon_s / f.step_s > kMaxPeriodSteps) {
+    throw UsageError("--horizon-s must be at most " + fmt_num(kMaxPeriodSteps) + " steps of --step-s, got " +
+                     fmt_num(f.horizon_s / f.step_s));
   }
   const PredictorConfig config = config_from(f);
   if (kind == PredictorKind::kSeasonal && config.seasonal.period_steps < 2) {

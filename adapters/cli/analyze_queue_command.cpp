@@ -27,13 +27,13 @@ nlohmann::json metrics_json(const QueueMetrics& m) {
 }
 
 void run_queue(const QueueFlags& f, const CLI::App& cmd) {
-  require_positive(f.alpha, "--alpha");
-  require_nonnegative(f.beta, "--beta");
-  require_nonnegative(f.gamma, "--gamma");
-  require_nonnegative(f.input_tokens, "--input-tokens");
-  require_at_least(f.output_tokens, 1, "--output-tokens");
-  if (f.max_batch < 1) throw UsageError("--max-batch must be >= 1, got " + std::to_string(f.max_batch));
-  if (f.max_queue < 0) throw UsageError("--max-queue must be >= 0, got " + std::to_string(f.max_queue));
+  require_in(f.alpha, 0, kMaxMs, "--alpha", true);
+  require_in(f.beta, 0, kMaxMs, "--beta");
+  require_in(f.gamma, 0, kMaxMs, "--gamma");
+  require_in(f.input_tokens, 0, kMaxTokens, "--input-tokens");
+  require_in(f.output_tokens, 1, kMaxTokens, "--output-tokens");
+  require_in(f.max_batch, 1, 1 << 20, "--max-batch");
+  require_in(f.max_queue, 0, 1 << 24, "--max-queue");
 
   const bool has_ttft = cmd.count("--target-ttft") > 0, has_itl = cmd.count("--target-itl") > 0;
   const bool has_k = cmd.count("--slo-multiplier") > 0;
@@ -48,8 +48,8 @@ void run_queue(const QueueFlags& f, const CLI::App& cmd) {
   const ServiceParams params{f.alpha, f.beta, f.gamma};
   SloTargets targets;
   if (has_ttft) {
-    require_nonnegative(f.target_ttft, "--target-ttft");
-    require_nonnegative(f.target_itl, "--target-itl");
+    require_in(f.target_ttft, 0, kMaxMs, "--target-ttft");
+    require_in(f.target_itl, 0, kMaxMs, "--target-itl");
     targets = {f.target_ttft, f.target_itl};
   } else {
     if (auto err = validate(SloConfig{f.slo_multiplier, {}})) {
@@ -57,7 +57,7 @@ void run_queue(const QueueFlags& f, const CLI::App& cmd) {
     }
     targets = derive_slo(params, f.slo_multiplier, f.input_tokens, f.output_tokens);
   }
-  if (cmd.count("--rate") > 0) require_positive(f.rate, "--rate");
+  if (cmd.count("--rate") > 0) require_in(f.rate, 0, kMaxRate, "--rate", true);
 
   auto qa = QueueAnalyzer::create(params, {f.max_batch, f.max_queue}, {f.input_tokens, f.output_tokens});
   if (!qa) throw UsageError(qa.error().message);
@@ -115,6 +115,9 @@ struct SloFlags {
 
 void run_slo(const SloFlags& f, const CLI::App& cmd) {
   const SloConfig config{f.slo_multiplier, {f.target_ttft, f.target_itl}};
+  require_in(f.slo_multiplier, 1, kMaxMs, "--slo-multiplier", true);
+  require_in(f.target_ttft, 0, kMaxMs, "--target-ttft");
+  require_in(f.target_itl, 0, kMaxMs, "--target-itl");
   if (auto err = validate(config)) {
     std::string flag = "--slo-multiplier";
     if (err->message.rfind("target TTFT", 0) == 0) {
@@ -128,15 +131,15 @@ void run_slo(const SloFlags& f, const CLI::App& cmd) {
   const int params_given = static_cast<int>(cmd.count("--alpha") + cmd.count("--beta") + cmd.count("--gamma"));
   if (params_given != 0 && params_given != 3) throw UsageError("--alpha, --beta and --gamma go together");
   if (params_given == 3) {
-    require_positive(f.alpha, "--alpha");
-    require_nonnegative(f.beta, "--beta");
-    require_nonnegative(f.gamma, "--gamma");
+    require_in(f.alpha, 0, kMaxMs, "--alpha", true);
+    require_in(f.beta, 0, kMaxMs, "--beta");
+    require_in(f.gamma, 0, kMaxMs, "--gamma");
     v.params = ServiceParams{f.alpha, f.beta, f.gamma};
   }
-  require_nonnegative(f.input_tokens, "--input-tokens");
-  require_nonnegative(f.output_tokens, "--output-tokens");
-  require_nonnegative(f.observed_ttft, "--observed-ttft");
-  require_nonnegative(f.observed_itl, "--observed-itl");
+  require_in(f.input_tokens, 0, kMaxTokens, "--input-tokens");
+  require_in(f.output_tokens, 0, kMaxTokens, "--output-tokens");
+  require_in(f.observed_ttft, 0, kMaxMs, "--observed-ttft");
+  require_in(f.observed_itl, 0, kMaxMs, "--observed-itl");
   v.avg_input_tokens = f.input_tokens;
   v.avg_output_tokens = f.output_tokens;
   v.observed_ttft_ms = f.observed_ttft;

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "adapters/cli/usage_error.hpp"
+#include "adapters/cli/flags.hpp"
 #include "domain/model/ekf_tuner.hpp"
 
 namespace capstan::cli {
@@ -18,11 +18,17 @@ struct TuneFlags {
   std::string input;
 };
 
-double number_field(const nlohmann::json& j, const char* key, const std::string& where) {
+// A required number within [lo, hi] (tuner observations carry no default: a batch
+// size left out would silently be one the server does not have).
+double number_field(const nlohmann::json& j, const char* key, const std::string& where, double lo, double hi) {
   if (!j.contains(key)) throw UsageError(where + ": missing field \"" + key + "\"");
   const auto& v = j.at(key);
   if (!v.is_number()) throw UsageError(where + ": field \"" + key + "\" must be a number, got " + v.dump());
-  return v.get<double>();
+  const double x = v.get<double>();
+  if (!(x >= lo && x <= hi))
+    throw UsageError(where + ": field \"" + key + "\" must be in " + fmt_num(lo) + ".." + fmt_num(hi) + ", got " +
+                     v.dump());
+  return x;
 }
 
 TunerObservation parse_observation(const std::string& line, const std::string& where) {
@@ -34,12 +40,12 @@ TunerObservation parse_observation(const std::string& line, const std::string& w
   }
   if (!j.is_object()) throw UsageError(where + ": expected a JSON object");
   TunerObservation o;
-  o.ttft_ms = number_field(j, "ttft_ms", where);
-  o.itl_ms = number_field(j, "itl_ms", where);
-  o.input_tokens = number_field(j, "input_tokens", where);
-  o.output_tokens = number_field(j, "output_tokens", where);
-  o.arrival_rate_rps = number_field(j, "arrival_rate", where);
-  const double batch = j.contains("max_batch") ? number_field(j, "max_batch", where) : 256;
+  o.ttft_ms = number_field(j, "ttft_ms", where, 0, kMaxMs);
+  o.itl_ms = number_field(j, "itl_ms", where, 0, kMaxMs);
+  o.input_tokens = number_field(j, "input_tokens", where, 0, kMaxTokens);
+  o.output_tokens = number_field(j, "output_tokens", where, 0, kMaxTokens);
+  o.arrival_rate_rps = number_field(j, "arrival_rate", where, 0, kMaxRate);
+  const double batch = number_field(j, "max_batch", where, 1, 1 << 20);
   if (batch != static_cast<int>(batch)) throw UsageError(where + ": max_batch must be an integer");
   o.max_batch_size = static_cast<int>(batch);
   if (auto err = validate(o)) throw UsageError(where + ": " + err->message);

@@ -34,7 +34,7 @@ struct SimulateFlags {
   std::string trace, fleet, report, json, record, trace_format = "auto", window;
   std::vector<std::string> policies;
   sim::PolicySettings settings;  // the SLO and its attainment from the flags, the rest as defaulted
-  double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300;
+  double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300, spread_buckets_s = 0;
   std::uint64_t seed = 1;
 };
 
@@ -49,6 +49,7 @@ std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
   if (cmd.count("--speedup")) s << " --speedup " << fmt_num(f.speedup);
   if (cmd.count("--rate-scale")) s << " --rate-scale " << fmt_num(f.rate_scale);
   if (cmd.count("--window")) s << " --window " << f.window;
+  if (cmd.count("--spread-buckets")) s << " --spread-buckets " << fmt_num(f.spread_buckets_s);
   if (cmd.count("--oracle-window-s")) s << " --oracle-window-s " << fmt_num(f.oracle_window_s);
   if (!f.json.empty()) s << " --json " << f.json;
   if (!f.report.empty()) s << " --report " << f.report;
@@ -88,6 +89,8 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   topts.speedup = f.speedup;
   topts.rate_scale = f.rate_scale;
   topts.seed = f.seed;
+  topts.spread_buckets_s = f.spread_buckets_s;
+  if (auto e = sim::validate(topts)) throw UsageError(e->message);
   if (!std::filesystem::exists(f.trace)) throw UsageError("--trace: no such file '" + f.trace + "'");
   if (!std::filesystem::exists(f.fleet)) throw UsageError("--fleet: no such file '" + f.fleet + "'");
   auto fleet = sim::load_fleet_config(f.fleet);
@@ -104,7 +107,9 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   const SloTargets slo = settings.slo;
   const auto wall_start = std::chrono::steady_clock::now();
 
-  auto demand_trace = open_trace_or_throw(f.trace, topts);
+  sim::TraceOptions first_open = topts;  // warns once, not at every policy's open
+  first_open.on_warning = [](const std::string& warning) { std::cerr << "capstan: warning: " << warning << "\n"; };
+  auto demand_trace = open_trace_or_throw(f.trace, first_open);
   auto demand = sim::measure_trace_demand(*demand_trace, 60, 20000, f.seed);
   if (!demand.ok()) throw UsageError("--trace: " + demand.error().message);
   sim::OracleOptions oopts;
@@ -186,6 +191,8 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--speedup", f->speedup, "divide trace times by this")->capture_default_str();
   cmd->add_option("--rate-scale", f->rate_scale, "thin (<1) or duplicate (>1) requests")->capture_default_str();
   cmd->add_option("--window", f->window, "FROM:TO seconds of the trace");
+  cmd->add_option("--spread-buckets", f->spread_buckets_s,
+                  "spread requests sharing a timestamp evenly over this many seconds (quantised traces)");
   cmd->add_option("--oracle-window-s", f->oracle_window_s, "oracle planning window, s")->capture_default_str();
   cmd->add_option("--json", f->json, "write the summary JSON here");
   cmd->add_option("--report", f->report, "write the HTML report here");

@@ -124,8 +124,8 @@ TEST_CASE("analyze tune names the line and field of a bad observation") {
   const std::string path = "/tmp/capstan_tune_bad.jsonl";
   {
     std::ofstream f(path);
-    f << R"({"ttft_ms": 45.0, "itl_ms": 9.5, "input_tokens": 1000, "output_tokens": 100, "arrival_rate": 0.5})" "\n"
-      << R"({"ttft_ms": 45.0, "itl_ms": -1, "input_tokens": 1000, "output_tokens": 100, "arrival_rate": 0.5})" "\n";
+    f << R"({"ttft_ms": 45.0, "itl_ms": 9.5, "input_tokens": 1000, "output_tokens": 100, "arrival_rate": 0.5, "max_batch": 64})" "\n"
+      << R"({"ttft_ms": 45.0, "itl_ms": -1, "input_tokens": 1000, "output_tokens": 100, "arrival_rate": 0.5, "max_batch": 64})" "\n";
   }
   const auto run = run_binary("analyze tune --input " + path);
   CHECK(run.exit_status == 2);

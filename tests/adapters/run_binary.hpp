@@ -18,10 +18,13 @@ struct BinaryRun {
   std::string stderr_text;
 };
 
-// args is a shell-quoted argument string.
-inline BinaryRun run_binary(const std::string& args) {
+// args is a shell-quoted argument string. With timeout_s > 0 the binary is killed
+// after that long (coreutils timeout) and the run's exit status is 124: a hang fails
+// the test instead of stalling the suite.
+inline BinaryRun run_binary(const std::string& args, int timeout_s = 0) {
   const std::string err_path = "/tmp/capstan_test_stderr_" + std::to_string(::getpid());
-  const std::string cmd = std::string(CAPSTAN_BINARY) + " " + args + " 2>" + err_path;
+  const std::string limit = timeout_s > 0 ? "timeout " + std::to_string(timeout_s) + " " : "";
+  const std::string cmd = limit + std::string(CAPSTAN_BINARY) + " " + args + " 2>" + err_path;
   BinaryRun run;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) return run;

@@ -203,3 +203,22 @@ TEST_CASE("simulate --slo-ttft-ms 0 sizes by ITL alone: the SLO-sized policies r
     CHECK(p["error"].is_null());
   }
 }
+
+TEST_CASE("simulate warns on stderr about a quantised trace, and --spread-buckets spreads it without a warning") {
+  const std::string trace = tmp("_bucketed.csv");
+  {
+    std::ofstream out(trace);
+    for (int bucket = 0; bucket < 40; ++bucket)
+      for (int i = 0; i < 5; ++i) out << 3 * bucket << ",200,20\n";
+  }
+  const std::string args = "simulate --trace " + trace + " --fleet " + kFleet + " --policy hpa";
+  const auto bursts = run_binary(args, 60);
+  CHECK(bursts.exit_status == 0);
+  CHECK_THAT(bursts.stderr_text, Catch::Contains("capstan: warning: " + trace + ": 80% of the first 200 requests") &&
+                                     Catch::Contains("--spread-buckets 3 spreads them"));
+  const auto spread = run_binary(args + " --spread-buckets 3", 60);
+  CHECK(spread.exit_status == 0);
+  CHECK(spread.stderr_text.empty());
+  CHECK_THAT(spread.stdout_text, Catch::Contains("--spread-buckets 3"));  // echoed in the command line
+  std::remove(trace.c_str());
+}

@@ -239,3 +239,45 @@ TEST_CASE("A decode server fails a hand-off that can never fit in its KV cache")
   CHECK(out[0].failed);
   CHECK(s.idle());
 }
+
+TEST_CASE("The running count of outstanding tokens equals a recount through preemptions, prefix hits, timeouts and hand-offs") {
+  // Tight KV (preemption by recompute), shared prefixes (cache hits), a client timeout
+  // (abandoned waiting requests), and each role: after every event the running count
+  // must equal the sum over every request, or routing would change.
+  std::uint64_t preemptions = 0;
+  for (const capstan::Role role : {capstan::Role::kBoth, capstan::Role::kPrefill, capstan::Role::kDecode}) {
+    auto cfg = small_server(6, 512, 120);
+    cfg.role = role;
+    cfg.client_timeout_s = 0.8;
+    ModelServer s(cfg, simple_profile(0.1), 3);
+    Rng rng(11);
+    double now = 0;
+    const auto step = [&s] {
+      const double t = s.next_event_s();
+      s.process_next_event();
+      REQUIRE(s.outstanding_tokens() == s.recount_outstanding_tokens());
+      for (const auto& h : s.take_handoffs()) s.release_handoff_at(h.key, t + 0.05);
+    };
+    for (int i = 0; i < 400; ++i) {
+      now += rng.exponential(40);
+      while (s.next_event_s() <= now) step();
+      Request r = request(now, 100 + static_cast<int>(rng.uniform() * 600), 1 + static_cast<int>(rng.uniform() * 80));
+      r.hash_ids = {1, 2, static_cast<std::uint64_t>(3 + i % 4)};
+      if (role == capstan::Role::kDecode) {
+        Handoff h;
+        h.request = r;
+        h.first_token_s = now;
+        s.accept_handoff(h, now, now + 0.01);
+      } else {
+        s.enqueue(r, now);
+      }
+      REQUIRE(s.outstanding_tokens() == s.recount_outstanding_tokens());
+      s.abandon_timed_out(now);
+      REQUIRE(s.outstanding_tokens() == s.recount_outstanding_tokens());
+    }
+    while (s.next_event_s() < ModelServer::kNever) step();
+    preemptions += s.metrics().num_preemptions_total;
+    CHECK(s.outstanding_tokens() == 0);
+  }
+  CHECK(preemptions > 0);  // the tight KV made some server recompute
+}

@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/sim_fixtures.hpp"
+#include "sim/trace_open.hpp"
 #include "sim/trace_test_util.hpp"
 
 using namespace capstan::sim;
@@ -50,4 +51,53 @@ TEST_CASE("Malformed ServeGen rows are rejected with the file and line number") 
   const auto q = write_temp("sg_short.csv", "0,1.0,1.0\n");
   ServeGenTrace trace2({q}, fixed_lengths(10, 1), 1);
   CHECK_THAT(drain(trace2).error, Catch::Contains("sg_short.csv: line 1") && Catch::Contains("6 fields"));
+}
+
+namespace {
+
+// Draws lengths as a log-normal would, counting how many it drew.
+class CountingLengths : public LengthSource {
+ public:
+  TokenLengths draw(Rng& rng) const override {
+    ++draws;
+    return {1 + static_cast<int>(rng.uniform() * 1000), 1 + static_cast<int>(rng.uniform() * 100)};
+  }
+  mutable long long draws = 0;
+};
+
+}  // namespace
+
+TEST_CASE("A ServeGen window holds exactly the requests of the whole run in that window") {
+  const auto lengths = std::make_shared<CountingLengths>();
+  TraceOptions all;
+  all.servegen_lengths = lengths;
+  all.seed = 3;
+  auto whole = open_trace(sim_data("servegen_m-mid_chunk-93_excerpt.csv"), all);
+  REQUIRE(whole.ok());
+  std::vector<Request> expected;
+  for (;;) {
+    auto r = whole.value()->next();
+    REQUIRE(r.ok());
+    REQUIRE(r.value());
+    if (r.value()->arrival_s >= 53000) break;
+    if (r.value()->arrival_s >= 50000) expected.push_back(*r.value());
+  }
+  REQUIRE(expected.size() > 100000);  // about 95 req/s
+  TraceOptions window = all;
+  window.window_from_s = 50000;  // mid-window: 49800 + 200 s
+  window.window_to_s = 53000;
+  lengths->draws = 0;
+  auto cut = open_trace(sim_data("servegen_m-mid_chunk-93_excerpt.csv"), window);
+  REQUIRE(cut.ok());
+  const auto got = drain(*cut.value());
+  REQUIRE(got.error.empty());
+  REQUIRE(got.requests.size() == expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    CHECK(got.requests[i].arrival_s == expected[i].arrival_s - 50000);
+    CHECK(got.requests[i].input_tokens == expected[i].input_tokens);
+    CHECK(got.requests[i].output_tokens == expected[i].output_tokens);
+  }
+  // Seeking drew nothing for the 83 windows before (about 2.7 million requests): only
+  // the first 200 s of the window the cut starts in (94 req/s), and one past the end.
+  CHECK(lengths->draws < static_cast<long long>(expected.size()) + 94 * 200 * 1.2);
 }

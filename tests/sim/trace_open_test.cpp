@@ -1,5 +1,7 @@
 #include "sim/trace_open.hpp"
 
+#include <cmath>
+
 #include <catch2/catch.hpp>
 
 #include "sim/sim_fixtures.hpp"
@@ -26,8 +28,31 @@ TEST_CASE("A forced format overrides detection") {
   TraceOptions o;
   o.format = TraceFormat::kNative;
   auto t = open_trace(sim_data("azure_conv_excerpt.csv"), o);
-  REQUIRE(t.ok());
-  CHECK_THAT(drain(*t.value()).error, Catch::Contains("line 1"));
+  REQUIRE_FALSE(t.ok());  // opening reads the first request
+  CHECK_THAT(t.error().message, Catch::Contains("line 1"));
+}
+
+TEST_CASE("A trace without requests, or a window without any, is an error at open") {
+  auto empty = open_trace(write_temp("header_only.csv", "TIMESTAMP,ContextTokens,GeneratedTokens\n"), {});
+  REQUIRE_FALSE(empty.ok());
+  CHECK_THAT(empty.error().message, Catch::EndsWith("header_only.csv: empty trace: no requests"));
+  TraceOptions late;
+  late.window_from_s = 100;
+  late.window_to_s = 200;
+  auto window = open_trace(write_temp("early.csv", "0,1,1\n50,1,1\n"), late);
+  REQUIRE_FALSE(window.ok());
+  CHECK_THAT(window.error().message, Catch::EndsWith("early.csv: no requests in the window 100:200 s"));
+}
+
+TEST_CASE("Replay options out of range are refused before the trace is read") {
+  const auto p = write_temp("one.csv", "0,1,1\n");
+  for (auto set : {+[](TraceOptions& o) { o.speedup = 0; }, +[](TraceOptions& o) { o.rate_scale = 1e9; },
+                   +[](TraceOptions& o) { o.rate_scale = std::nan(""); }, +[](TraceOptions& o) { o.spread_buckets_s = -1; },
+                   +[](TraceOptions& o) { o.window_from_s = std::nan(""); }}) {
+    TraceOptions o;
+    set(o);
+    CHECK_FALSE(open_trace(p, o).ok());
+  }
 }
 
 TEST_CASE("Window, speedup and rate scale transform the arrivals") {
