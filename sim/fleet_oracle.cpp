@@ -8,9 +8,13 @@
 
 #include "sim/count_search.hpp"
 #include "sim/fixed_fleet_probe.hpp"
+#include "sim/request.hpp"
 
 namespace capstan::sim {
 namespace {
+
+// How many replicas below its own plan a window may be lowered to by pooling.
+constexpr int kDescentSteps = 4;
 
 struct WindowPlanner {
   const FleetConfig& fleet;
@@ -37,6 +41,7 @@ struct WindowPlanner {
     const auto n = static_cast<long long>(requests.size());
     // Met or not, per target and counts.
     std::map<std::pair<long long, std::vector<int>>, bool> cache;
+    std::map<std::vector<int>, long long> full_met;  // met count of probes that ran to the end
     auto run = [&](const std::vector<int>& counts, double target, long long expected) -> std::optional<FixedFleetProbe> {
       if (error) return std::nullopt;
       ++probes;
@@ -49,7 +54,14 @@ struct WindowPlanner {
         error = p.error();
         return std::nullopt;
       }
+      if (!p.value().stopped_early) full_met[counts] = p.value().met_slo;
       return p.value();
+    };
+    auto met_of = [&](const std::vector<int>& counts) -> long long {
+      auto it = full_met.find(counts);
+      if (it != full_met.end()) return it->second;
+      const auto p = run(counts, options.attainment_target, 0);
+      return p ? p->met_slo : 0;
     };
     auto meets_at = [&](double target) -> MeetsProbe {
       return [&, target](const std::vector<int>& counts) {
@@ -75,10 +87,82 @@ struct WindowPlanner {
       gpus = cheapest_counts(by_gpus, meets_at(w.reachable_attainment), gpu_hint);
       cost = cheapest_counts(by_cost, meets_at(w.reachable_attainment), cost_hint);
     }
-    w.replicas = gpus.counts;
+    w.replicas = w.window_replicas = gpus.counts;
     w.cost_replicas = cost.counts;
+    // The descent for pooling across windows: one replica fewer at a time, the one
+    // whose removal loses the fewest met requests, with the requests still met.
+    w.met = met_of(w.replicas);
+    std::vector<int> at = w.replicas;
+    for (int step = 0; step < kDescentSteps && !error; ++step) {
+      std::optional<std::vector<int>> best;
+      long long best_met = -1;
+      for (std::size_t i = 0; i < at.size(); ++i) {
+        if (at[i] <= by_gpus[i].min_replicas) continue;
+        std::vector<int> c = at;
+        --c[i];
+        const long long met = met_of(c);
+        if (met > best_met) {
+          best_met = met;
+          best = c;
+        }
+      }
+      if (!best) break;
+      at = *best;
+      w.descent.push_back(at);
+      w.descent_met.push_back(best_met);
+    }
   }
 };
+
+double gpus_of(const FleetConfig& fleet, const std::vector<int>& counts) {
+  double gpus = 0;
+  for (std::size_t i = 0; i < counts.size(); ++i) gpus += counts[i] * fleet.variants[i].gpus_per_replica;
+  return gpus;
+}
+
+// Attainment is judged over the whole run: a window may fall below the target where
+// the others meet more than it. Lowers windows along their descents, each time the
+// step that loses the fewest met requests per GPU-second saved, while the run's met
+// requests stay at the target (greedy, so close to, not exactly, the cheapest).
+void pool_windows(const FleetConfig& fleet, double attainment_target, FleetOracle& oracle) {
+  long long met = 0;
+  for (const auto& w : oracle.windows) met += w.met;
+  long long surplus = met - required_met(oracle.requests, attainment_target);
+  std::vector<std::size_t> steps(oracle.windows.size(), 0);
+  auto counts_at = [&](std::size_t w, std::size_t step) -> const std::vector<int>& {
+    return step == 0 ? oracle.windows[w].window_replicas : oracle.windows[w].descent[step - 1];
+  };
+  auto met_at = [&](std::size_t w, std::size_t step) {
+    return step == 0 ? oracle.windows[w].met : oracle.windows[w].descent_met[step - 1];
+  };
+  while (surplus > 0) {
+    std::optional<std::size_t> best;
+    double best_ratio = INFINITY;
+    long long best_loss = 0;
+    for (std::size_t w = 0; w < oracle.windows.size(); ++w) {
+      const auto& window = oracle.windows[w];
+      if (steps[w] >= window.descent.size()) continue;
+      const long long loss = met_at(w, steps[w]) - met_at(w, steps[w] + 1);
+      const double saved = (gpus_of(fleet, counts_at(w, steps[w])) - gpus_of(fleet, counts_at(w, steps[w] + 1))) *
+                           window.length_s;
+      if (loss > surplus || !(saved > 0)) continue;
+      const double ratio = static_cast<double>(loss) / saved;
+      if (ratio < best_ratio) {
+        best_ratio = ratio;
+        best = w;
+        best_loss = loss;
+      }
+    }
+    if (!best) break;
+    ++steps[*best];
+    surplus -= best_loss;
+  }
+  for (std::size_t w = 0; w < oracle.windows.size(); ++w) {
+    oracle.windows[w].replicas = counts_at(w, steps[w]);
+    oracle.windows[w].met = met_at(w, steps[w]);
+    if (steps[w] > 0) ++oracle.windows_pooled;
+  }
+}
 
 }  // namespace
 
@@ -112,17 +196,7 @@ Result<FleetOracle> compute_fleet_oracle(const FleetConfig& fleet, TraceSource& 
       gpu_hint = w.replicas;
       cost_hint = w.cost_replicas;
     }
-    const double length_s = std::clamp(end_s - w.start_s, 0.0, options.window_s);
-    for (std::size_t i = 0; i < fleet.variants.size(); ++i) {
-      const VariantConfig& v = fleet.variants[i];
-      const double startup_s = v.pending_s + v.cold_start_s;
-      gpu_s += w.replicas[i] * v.gpus_per_replica * length_s;
-      startup_gpu_s += std::max(0, w.replicas[i] - prev_gpu[i]) * v.gpus_per_replica * startup_s;
-      cost += (w.cost_replicas[i] * length_s + std::max(0, w.cost_replicas[i] - prev_cost[i]) * startup_s) / 3600.0 *
-              v.cost_per_replica_hour;
-    }
-    prev_gpu = w.replicas;
-    prev_cost = w.cost_replicas;
+    w.length_s = std::clamp(end_s - w.start_s, 0.0, options.window_s);
     if (w.over_capacity) ++oracle.windows_over_capacity;
     oracle.windows.push_back(std::move(w));
     window.clear();
@@ -146,6 +220,19 @@ Result<FleetOracle> compute_fleet_oracle(const FleetConfig& fleet, TraceSource& 
   if (oracle.requests == 0) return invalid_argument("the trace has no requests: the oracle has nothing to plan");
   close_window(last_arrival_s);
   if (planner.error) return *planner.error;
+  pool_windows(fleet, options.attainment_target, oracle);
+  for (const FleetOracleWindow& w : oracle.windows) {
+    for (std::size_t i = 0; i < fleet.variants.size(); ++i) {
+      const VariantConfig& v = fleet.variants[i];
+      const double startup_s = v.pending_s + v.cold_start_s;
+      gpu_s += w.replicas[i] * v.gpus_per_replica * w.length_s;
+      startup_gpu_s += std::max(0, w.replicas[i] - prev_gpu[i]) * v.gpus_per_replica * startup_s;
+      cost += (w.cost_replicas[i] * w.length_s + std::max(0, w.cost_replicas[i] - prev_cost[i]) * startup_s) /
+              3600.0 * v.cost_per_replica_hour;
+    }
+    prev_gpu = w.replicas;
+    prev_cost = w.cost_replicas;
+  }
   oracle.probes = planner.probes;
   oracle.feasible = true;
   oracle.startup_gpu_hours = startup_gpu_s / 3600.0;

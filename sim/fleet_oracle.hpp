@@ -12,6 +12,11 @@
 // every variant's minimum without a probe; probes are cached per window and counts.
 // A window that even every replica at max cannot serve at the target is planned for
 // the attainment max reaches there (the best any run can do in it), and counted.
+// Attainment is judged over the whole run, so a window may then be lowered below its
+// own target where others meet more: along each window's descent (one replica fewer at
+// a time, the one losing the fewest met requests, up to 4), the step losing the fewest
+// met requests per GPU-second saved is taken while the run's met requests stay at the
+// target (greedy; the cost plan is not pooled).
 // Each plan holds its counts for its window; every increase from one window to the
 // next is charged pending_s + cold_start_s of start-up GPU time. The fleet's initial
 // replicas are warm at t = 0, as for the policies. GPU-hours are summed up to the last
@@ -44,8 +49,15 @@ struct FleetOracleOptions {
 
 struct FleetOracleWindow {
   double start_s = 0;
+  double length_s = 0;             // charged (the last window ends at the last arrival)
   long long requests = 0;
-  std::vector<int> replicas;       // the GPU-hours plan, per variant
+  std::vector<int> window_replicas;  // the cheapest that meets the target in this window alone
+  std::vector<int> replicas;       // the GPU-hours plan, per variant, after pooling across windows
+  long long met = 0;               // the window's requests met at `replicas`
+  // One replica fewer at a time below window_replicas (the removal losing the fewest
+  // met requests), and the requests met there: what pooling may lower the window to.
+  std::vector<std::vector<int>> descent;
+  std::vector<long long> descent_met;
   std::vector<int> cost_replicas;  // the cost plan, per variant
   // Even every variant at max misses the target: the plans are then the cheapest counts
   // that reach what max reaches (reachable_attainment), the best any run can do here.
@@ -63,6 +75,7 @@ struct FleetOracle {
   double startup_gpu_hours = 0;  // of which charged for cold starts
   double cost = 0;               // cost plan, start-up included
   int windows_over_capacity = 0;
+  int windows_pooled = 0;        // planned below their own target, made up by other windows
   long long requests = 0;
   long long probes = 0;          // fleet simulations run
   bool feasible = false;         // some window had requests (an empty trace has no bound)

@@ -168,6 +168,8 @@ void print_yardsticks(const SeedRun& one) {
               fmt_num(oracle.gpu_hours).c_str(), fmt_num(oracle.cost).c_str(),
               fmt_num(oracle.startup_gpu_hours).c_str(), oracle.windows.size(), fmt_num(oracle.window_s).c_str(),
               oracle.probes);
+  if (oracle.windows_pooled > 0)
+    std::printf(" (%d windows below the target, made up by the others)", oracle.windows_pooled);
   if (oracle.windows_over_capacity > 0) {
     double lowest = oracle.attainment_target;
     for (const auto& w : oracle.windows)

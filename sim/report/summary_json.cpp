@@ -52,6 +52,7 @@ nlohmann::json fleet_oracle_json(const FleetOracle& o) {
           {"windows", o.windows.size()},
           {"windows_over_capacity", o.windows_over_capacity},
           {"lowest_reachable_attainment", lowest},
+          {"windows_pooled", o.windows_pooled},
           {"peak_replicas", peak},
           {"probes", o.probes},
           {"feasible", o.feasible}};
