@@ -14,7 +14,7 @@ namespace capstan::sim {
 namespace {
 
 // How many replicas below its own plan a window may be lowered to by pooling.
-constexpr int kDescentSteps = 4;
+constexpr int kDescentSteps = 16;
 
 struct WindowPlanner {
   const FleetConfig& fleet;

@@ -14,7 +14,7 @@
 // the attainment max reaches there (the best any run can do in it), and counted.
 // Attainment is judged over the whole run, so a window may then be lowered below its
 // own target where others meet more: along each window's descent (one replica fewer at
-// a time, the one losing the fewest met requests, up to 4), the step losing the fewest
+// a time, the one losing the fewest met requests, up to 16), the step losing the fewest
 // met requests per GPU-second saved is taken while the run's met requests stay at the
 // target (greedy; the cost plan is not pooled).
 // Each plan holds its counts for its window; every increase from one window to the
