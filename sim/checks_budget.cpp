@@ -78,7 +78,7 @@ std::vector<Entry> budget_checks() {
         true}, budget_blocked_reasons},
       {{"spillover_off_cheapest", Bound::kAtMost, {}, {},
         "share of scale-up replicas placed while a variant of the model and role cheaper per sustainable req/s had room",
-        false, true}, spillover_off_cheapest},
+        false, false, true}, spillover_off_cheapest},
   };
 }
 

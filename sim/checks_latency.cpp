@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace capstan::sim::checks {
 namespace {
@@ -26,18 +27,24 @@ double ttft_recovery_s(const CheckSpec& spec, const CheckContext& c) {
   return recovered;
 }
 
-double observed_queueing_ticks(const CheckSpec& spec, const CheckContext& c) {
+// Ticks from the first tick in [from_s, to_s) at which at least min_queued requests
+// wait (router and server queues, as the fleet holds them) to the first tick, from
+// then on, at which a decision asks for more replicas than the variant holds; +inf when
+// none does before to_s. 0 when the policy asks at the tick it first sees the queue.
+// NaN (not measurable, fails) when no queue forms: the scenario did not test anything.
+double queue_response_ticks(const CheckSpec& spec, const CheckContext& c) {
   const double from_s = spec.params.at("from_s"), to_s = spec.params.at("to_s");
-  double ticks = 0;
+  const double min_queued = param(spec, "min_queued", 1);
+  std::optional<double> queued_at;
   for (const TickRecord& t : c.run.series) {
     if (t.time_s < from_s || t.time_s >= to_s) continue;
-    if (std::any_of(t.decisions.begin(), t.decisions.end(), [](const Decision& d) {
-          auto ms = observed_queueing_ms(d.reason.text);
-          return ms && *ms > 0;
-        }))
-      ++ticks;
+    if (!queued_at && static_cast<double>(t.queued) >= min_queued) queued_at = t.time_s;
+    if (!queued_at) continue;
+    if (std::any_of(t.decisions.begin(), t.decisions.end(),
+                    [](const Decision& d) { return d.target_replicas > d.current_replicas; }))
+      return (t.time_s - *queued_at) / c.scenario.tick_s;
   }
-  return ticks;
+  return queued_at ? kInf : kNaN;
 }
 
 // Scale-ups decided while the variant already had replicas starting (pending/loading).
@@ -55,24 +62,34 @@ double scale_ups_while_loading(const CheckSpec& spec, const CheckContext& c) {
   return count;
 }
 
-// Largest relative gap between the horizon the reasons state and the fleet's start-up
-// time (pending + cold start, what the simulator realises) of the slowest variant.
-double horizon_error(const CheckSpec& spec, const CheckContext& c) {
-  const double after_s = param(spec, "after_s", 0);
-  double cold_start_s = 0;
-  for (const VariantConfig* v : run_variants(c)) cold_start_s = std::max(cold_start_s, v->pending_s + v->cold_start_s);
-  if (!(cold_start_s > 0)) return kNaN;
-  double worst = kNaN;
-  for (const TickRecord& t : c.run.series) {
-    if (t.time_s < after_s) continue;
-    for (const Decision& d : t.decisions) {
-      auto h = stated_horizon_s(d.reason.text);
-      if (!h) continue;
-      const double e = std::abs(*h - cold_start_s) / cold_start_s;
-      worst = std::isnan(worst) ? e : std::max(worst, e);
-    }
+// How far the demand forecasts were from the demand that came one start-up later: for
+// each forecast a policy made (its ForecastMade events) at a tick in [from_s, to_s), the
+// relative error |forecast - realised| / realised, where realised is the arrival rate
+// averaged over smooth_ticks ticks from the tick at which a replica started then would
+// be ready (the slowest variant's pending + cold start: what the fleet realises). The
+// median over the forecasts. Read from the events' fields, not from any text; a policy
+// that makes no forecast is not measurable (NaN, fails).
+double forecast_error(const CheckSpec& spec, const CheckContext& c) {
+  const double from_s = param(spec, "from_s", 0), to_s = param(spec, "to_s", kInf);
+  const auto smooth = static_cast<std::size_t>(std::max(1.0, param(spec, "smooth_ticks", 5)));
+  double startup_s = 0;
+  for (const VariantConfig* v : run_variants(c)) startup_s = std::max(startup_s, v->pending_s + v->cold_start_s);
+  const auto& series = c.run.series;
+  std::vector<double> errors;
+  for (const TickRecord& t : series) {
+    if (t.time_s < from_s || t.time_s >= to_s) continue;
+    const double at_s = t.time_s + startup_s;
+    auto first = std::find_if(series.begin(), series.end(), [&](const TickRecord& r) { return r.time_s >= at_s; });
+    if (first == series.end() || static_cast<std::size_t>(series.end() - first) < smooth) continue;
+    double sum = 0;
+    for (std::size_t k = 0; k < smooth; ++k) sum += (first + static_cast<std::ptrdiff_t>(k))->arrival_rate_rps;
+    const double realised = sum / static_cast<double>(smooth);
+    if (!(realised > 0)) continue;
+    for (const ForecastMade& f : t.forecasts) errors.push_back(std::abs(f.rate_rps - realised) / realised);
   }
-  return worst;
+  if (errors.empty()) return kNaN;
+  std::sort(errors.begin(), errors.end());
+  return errors[(errors.size() - 1) / 2];
 }
 
 // Most replicas held at once over the most the oracle's plan needs at its peak.
@@ -135,17 +152,20 @@ std::vector<Entry> latency_checks() {
       {{"ttft_recovery_s", Bound::kAtMost, {"at_s", "until_s"}, {},
         "s after at_s until the requests arriving in every tick window before until_s have p99 TTFT within the SLO, none failed"},
        ttft_recovery_s},
-      {{"observed_queueing_ticks", Bound::kAtLeast, {"from_s", "to_s"}, {},
-        "ticks in [from_s, to_s) whose decision states a non-zero observed queueing"}, observed_queueing_ticks},
+      {{"queue_response_ticks", Bound::kAtMost, {"from_s", "to_s"}, {"min_queued"},
+        "ticks from the first queue of min_queued requests in [from_s, to_s) to the first decision asking for more "
+        "replicas"}, queue_response_ticks},
       {{"scale_ups_while_loading", Bound::kAtMost, {}, {"from_s", "to_s"},
         "scale-ups decided while the variant had replicas pending or loading"}, scale_ups_while_loading},
       {{"peak_replicas_vs_oracle", Bound::kAtMost, {}, {},
         "most replicas held at once over the most the offline oracle needs", false, true}, peak_replicas_vs_oracle},
       {{"ramp_lead_s", Bound::kAtLeast, {"from_s", "to_s"}, {"smooth_ticks"},
-        "median s by which the targets' sustainable capacity led each tick's demand in [from_s, to_s)", false, true},
+        "median s by which the targets' sustainable capacity led each tick's demand in [from_s, to_s)", false, false,
+        true},
        ramp_lead_s},
-      {{"horizon_error", Bound::kAtMost, {}, {"after_s"},
-        "largest |stated forecast horizon - measured start-up time| / start-up time"}, horizon_error},
+      {{"forecast_error", Bound::kAtMost, {}, {"from_s", "to_s", "smooth_ticks"},
+        "median |forecast - rate realised one start-up later| / realised, over the forecasts made in [from_s, to_s)"},
+       forecast_error},
   };
 }
 

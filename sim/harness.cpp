@@ -6,6 +6,7 @@
 #include <exception>
 #include <limits>
 #include <set>
+#include <variant>
 
 #include "sim/outcome_stats.hpp"
 #include "sim/rng.hpp"
@@ -39,7 +40,9 @@ TickRecord record_tick(double now_s, const std::vector<Observation>& observation
     const Observation& obs = observations[m];
     rec.arrival_rate_rps += obs.window_s > 0 ? static_cast<double>(obs.arrivals) / obs.window_s : 0;
     rec.arrived += static_cast<long long>(obs.arrivals);
+    rec.queued += static_cast<long long>(obs.upstream_queue_size + obs.decode_queue_size);
     for (const auto& v : obs.variants) {
+      for (const PodMetrics& pod : v.pods) rec.queued += static_cast<long long>(pod.queue_length);
       rec.replicas.push_back(v.state.current);
       rec.ready.push_back(v.state.ready);
       rec.draining.push_back(v.state.draining);
@@ -289,6 +292,9 @@ Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, con
           blank_metrics(input, gap->kind == MetricsGapKind::kNaN);
         }
         decisions = policy.tick(input);
+        if (const auto* driven = dynamic_cast<const DrivenPolicy*>(&policy))
+          for (const TickEvent& event : driven->last_events())
+            if (const auto* forecast = std::get_if<ForecastMade>(&event)) rec.forecasts.push_back(*forecast);
         if (options.on_tick) options.on_tick(input, decisions);
       } catch (const std::exception& e) {
         policy_failed = true;

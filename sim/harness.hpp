@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "domain/policies/policy.hpp"
+#include "domain/tick/tick_events.hpp"
 #include "domain/core/result.hpp"
 #include "sim/fleet_config.hpp"
 #include "sim/run_report.hpp"
@@ -95,7 +96,13 @@ struct TickRecord {
   long long arrived = 0, arrived_failed = 0, arrived_unfinished = 0;
   long long arrived_met_slo = 0;  // finished within both SLO targets
   double arrived_ttft_p99_ms = 0;
+  // Requests waiting at the tick: the router's upstream and decode queues and the
+  // servers' waiting queues (all models), as the fleet holds them, whatever a policy sees.
+  long long queued = 0;
   std::vector<Decision> decisions;  // as returned by the policy this tick
+  // The demand forecasts the policy made this tick (its ForecastMade events; a policy
+  // that is not a DrivenPolicy, or that does not forecast, leaves it empty).
+  std::vector<ForecastMade> forecasts;
 };
 
 // One model's part of a run.

@@ -56,29 +56,4 @@ CheckResult evaluate_check(const CheckSpec& spec, const CheckContext& context) {
   return r;
 }
 
-std::optional<double> observed_queueing_ms(const std::string& text) {
-  const std::string marker = " observed queueing";
-  const std::size_t at = text.find(marker);
-  if (at == std::string::npos) return std::nullopt;
-  std::string before = text.substr(0, at);
-  if (before.size() >= 3 && before.compare(before.size() - 3, 3, " ms") == 0) before.resize(before.size() - 3);
-  const std::size_t start = before.find_last_of(' ');
-  const std::string figure = start == std::string::npos ? before : before.substr(start + 1);
-  if (figure == "unbounded") return checks::kInf;
-  char* end = nullptr;
-  const double v = std::strtod(figure.c_str(), &end);
-  if (figure.empty() || end != figure.c_str() + figure.size()) return std::nullopt;
-  return v;
-}
-
-std::optional<double> stated_horizon_s(const std::string& text) {
-  const std::size_t at = text.find("t+");
-  if (at == std::string::npos) return std::nullopt;
-  const char* begin = text.c_str() + at + 2;
-  char* end = nullptr;
-  const double v = std::strtod(begin, &end);
-  if (end == begin || std::string(end).rfind(" s", 0) != 0) return std::nullopt;
-  return v;
-}
-
 }  // namespace capstan::sim

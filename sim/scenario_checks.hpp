@@ -7,14 +7,15 @@
 // The catalogue, by failure mode users report (one file per family, sim/checks_*.cpp):
 //   oscillation      scale_actions_per_window, oscillations
 //   idle GPUs        time_to_floor_s, idle_gpu_hours
-//   blind to bursts  ttft_recovery_s, observed_queueing_ticks
-//   slow starts      scale_ups_while_loading, peak_replicas_vs_oracle, horizon_error, ramp_lead_s
+//   blind to bursts  ttft_recovery_s, queue_response_ticks
+//   slow starts      scale_ups_while_loading, peak_replicas_vs_oracle, forecast_error, ramp_lead_s
 //   metric gaps      below_last_good, metrics_missing_decisions, resume_ticks
 //   shared budget    budget_exceeded_gpus, budget_blocked_reasons, spillover_off_cheapest
 //   disaggregation   roles_scaled, pd_ratio_outside_band
 //   overall          slo_attainment, ttft_p99_ms, gpu_hours_vs_oracle
-// No check knows a policy by name: figures come from counts and decisions only
-// (reason codes, and the figures a reason text states). A run of several models is
+// No check knows a policy by name or reads a reason's wording: figures come from what
+// the fleet did (counts, queues, decisions' targets and reason codes) and from the
+// policies' typed events (ForecastMade), so a peer that behaves as well passes. A run of several models is
 // checked over all of them; `model` (an index into the scenario's models) narrows
 // slo_attainment and ttft_p99_ms to one.
 //
@@ -45,6 +46,7 @@ struct CheckInfo {
   std::string description;
   bool needs_gpu_budget = false;  // the scenario must set gpu_budget > 0
   bool needs_oracle = false;      // prepared with the offline oracle (scenario_runner.hpp)
+  bool needs_per_replica_rate = false;  // prepared with one replica's sustainable rate per variant
 };
 
 const std::vector<CheckInfo>& check_catalogue();
@@ -70,13 +72,5 @@ struct CheckContext {
 };
 
 CheckResult evaluate_check(const CheckSpec& spec, const CheckContext& context);
-
-// The figure before "observed queueing" in a reason text ("incl. 840 ms observed
-// queueing" -> 840; "incl. unbounded observed queueing" -> +inf); nullopt when the text
-// states none.
-std::optional<double> observed_queueing_ms(const std::string& reason_text);
-
-// The forecast horizon a reason text states ("... at t+600 s ..." -> 600), or nullopt.
-std::optional<double> stated_horizon_s(const std::string& reason_text);
 
 }  // namespace capstan::sim

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/oracle.hpp"
+#include "sim/fleet_oracle.hpp"
+#include "sim/static_fleet.hpp"
+#include "sim/sustainable_rate.hpp"
 #include "sim/synthetic_trace.hpp"
 #include "sim/trace_demand.hpp"
 #include "sim/trace_open.hpp"
@@ -63,15 +65,15 @@ std::string model_key(const Scenario& s, std::size_t model) {
   return s.models.size() == 1 ? "" : "models[" + std::to_string(model) + "].";
 }
 
-bool needs_oracle(const Scenario& s) {
-  return std::any_of(s.checks.begin(), s.checks.end(), [](const CheckSpec& c) {
+bool any_check(const Scenario& s, bool CheckInfo::*needs) {
+  return std::any_of(s.checks.begin(), s.checks.end(), [&](const CheckSpec& c) {
     const CheckInfo* info = find_check(c.check);
-    return info != nullptr && info->needs_oracle;
+    return info != nullptr && info->*needs;
   });
 }
 
-// The oracle of each model on its own (no budget): GPU-hours summed, the peak as the
-// most replicas all plans hold in the same window, and every variant's sustainable rate.
+// The fleet-level oracle of each model on its own (no budget): GPU-hours summed, the
+// peak as the most replicas all plans hold in the same window.
 std::optional<Error> add_oracle(PreparedScenario& p) {
   const Scenario& s = p.scenario;
   double gpu_hours = 0;
@@ -79,20 +81,58 @@ std::optional<Error> add_oracle(PreparedScenario& p) {
   for (std::size_t m = 0; m < s.models.size(); ++m) {
     auto trace = open_workload(s, m);
     if (!trace.ok()) return trace.error();
-    auto demand = measure_trace_demand(*trace.value(), 60, 20000, model_seed(s.seed, m));
-    if (!demand.ok()) return invalid_argument(s.file + ": " + model_key(s, m) + "workload: " + demand.error().message);
-    OracleOptions o;
-    o.rate.seed = s.seed;
-    o.rate.attainment_target = s.slo_attainment;
-    const Oracle oracle = compute_oracle(p.fleets[m], demand.value(), s.slo, o);
-    gpu_hours += oracle.gpu_hours;
-    if (per_window.size() < oracle.windows.size()) per_window.resize(oracle.windows.size(), 0);
-    for (std::size_t w = 0; w < oracle.windows.size(); ++w)
-      for (int r : oracle.windows[w].replicas) per_window[w] += r;
-    for (const SustainableRate& rate : oracle.sustainable) p.sustainable_rps.push_back(rate.rate_rps);
+    FleetOracleOptions o;
+    o.seed = model_seed(s.seed, m);
+    o.attainment_target = s.slo_attainment;
+    auto oracle = compute_fleet_oracle(p.fleets[m], *trace.value(), s.slo, o);
+    if (!oracle.ok()) return invalid_argument(s.file + ": " + model_key(s, m) + "workload: " + oracle.error().message);
+    gpu_hours += oracle.value().gpu_hours;
+    const auto& windows = oracle.value().windows;
+    if (per_window.size() < windows.size()) per_window.resize(windows.size(), 0);
+    for (std::size_t w = 0; w < windows.size(); ++w)
+      for (int r : windows[w].replicas) per_window[w] += r;
   }
   p.oracle_gpu_hours = gpu_hours;
   p.oracle_peak_replicas = per_window.empty() ? 0 : *std::max_element(per_window.begin(), per_window.end());
+  return std::nullopt;
+}
+
+// One replica's sustainable rate per variant of the run (the per-replica estimate).
+std::optional<Error> add_sustainable_rates(PreparedScenario& p) {
+  const Scenario& s = p.scenario;
+  for (std::size_t m = 0; m < s.models.size(); ++m) {
+    auto trace = open_workload(s, m);
+    if (!trace.ok()) return trace.error();
+    auto demand = measure_trace_demand(*trace.value(), 60, 20000, model_seed(s.seed, m));
+    if (!demand.ok()) return invalid_argument(s.file + ": " + model_key(s, m) + "workload: " + demand.error().message);
+    SustainableRateOptions o;
+    o.seed = s.seed;
+    o.attainment_target = s.slo_attainment;
+    const auto lengths = empirical_lengths(demand.value().length_sample.empty()
+                                               ? std::vector<TokenLengths>{{1, 1}}
+                                               : demand.value().length_sample);
+    for (std::size_t v = 0; v < p.fleets[m].variants.size(); ++v)
+      p.sustainable_rps.push_back(sustainable_rate(p.fleets[m], v, lengths, s.slo, o).rate_rps);
+  }
+  return std::nullopt;
+}
+
+// The best static fleet of each model on its own (no budget).
+std::optional<Error> add_static_fleet(PreparedScenario& p) {
+  const Scenario& s = p.scenario;
+  double gpu_hours = 0;
+  bool all_meet = true;
+  for (std::size_t m = 0; m < s.models.size(); ++m) {
+    StaticFleetOptions o;
+    o.seed = model_seed(s.seed, m);
+    o.attainment_target = s.slo_attainment;
+    auto fixed = best_static_fleet(p.fleets[m], [&s, m] { return open_workload(s, m); }, s.slo, o);
+    if (!fixed.ok()) return invalid_argument(s.file + ": " + model_key(s, m) + "workload: " + fixed.error().message);
+    gpu_hours += fixed.value().best.gpu_hours;
+    all_meet = all_meet && fixed.value().best.meets;
+    for (int n : fixed.value().best.replicas) p.static_replicas.push_back(n);
+  }
+  if (all_meet) p.static_gpu_hours = gpu_hours;
   return std::nullopt;
 }
 
@@ -138,6 +178,7 @@ PolicyConfig policy_config(const PreparedScenario& p) { return policy_config(pol
 
 Result<PreparedScenario> prepare_scenario(Scenario scenario, const ScenarioOverrides& overrides) {
   if (overrides.duration_s) scenario.duration_s = *overrides.duration_s;
+  if (overrides.seed) scenario.seed = *overrides.seed;
   PreparedScenario p;
   for (std::size_t m = 0; m < scenario.models.size(); ++m) {
     auto fleet = load_fleet_config(scenario.models[m].fleet_path);
@@ -149,8 +190,12 @@ Result<PreparedScenario> prepare_scenario(Scenario scenario, const ScenarioOverr
     p.fleets.push_back(std::move(fleet).value());
   }
   p.scenario = std::move(scenario);
-  if (needs_oracle(p.scenario))
+  if (any_check(p.scenario, &CheckInfo::needs_oracle))
     if (auto e = add_oracle(p)) return *e;
+  if (any_check(p.scenario, &CheckInfo::needs_per_replica_rate))
+    if (auto e = add_sustainable_rates(p)) return *e;
+  if (overrides.static_fleet)
+    if (auto e = add_static_fleet(p)) return *e;
   return p;
 }
 
@@ -173,7 +218,10 @@ Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& po
   ScenarioResult r;
   r.scenario = s.name;
   r.policy = policy.name();
+  r.seed = s.seed;
   r.run = std::move(run).value();
+  r.gpu_hours = r.run.report.gpu_hours;
+  r.static_gpu_hours = prepared.static_gpu_hours;
   r.error = r.run.error;
   const CheckContext context{s, prepared.fleets, r.run, prepared.oracle_gpu_hours, prepared.oracle_peak_replicas,
                              prepared.sustainable_rps};
@@ -201,7 +249,15 @@ nlohmann::json scenario_results_json(const std::vector<ScenarioResult>& results)
       const nlohmann::json value = std::isfinite(c.value) ? nlohmann::json(c.value) : nlohmann::json(nullptr);
       checks.push_back({{"name", c.name}, {"value", value}, {"limit", c.limit}, {"passed", c.passed}});
     }
-    out.push_back({{"scenario", r.scenario}, {"policy", r.policy}, {"passed", r.passed}, {"checks", checks}});
+    const bool has_static = r.static_gpu_hours && *r.static_gpu_hours > 0;
+    out.push_back({{"scenario", r.scenario},
+                   {"policy", r.policy},
+                   {"seed", r.seed},
+                   {"passed", r.passed},
+                   {"gpu_hours", r.gpu_hours},
+                   {"static_gpu_hours", has_static ? nlohmann::json(*r.static_gpu_hours) : nlohmann::json(nullptr)},
+                   {"vs_static", has_static ? nlohmann::json(r.gpu_hours / *r.static_gpu_hours) : nlohmann::json(nullptr)},
+                   {"checks", checks}});
   }
   return {{"scenarios", out}};
 }

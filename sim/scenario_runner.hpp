@@ -27,17 +27,27 @@ namespace capstan::sim {
 struct PreparedScenario {
   Scenario scenario;
   std::vector<FleetConfig> fleets;  // per model of the scenario
-  // When a check needs the offline oracle (computed per model, without the budget):
+  // When a check needs the offline oracle (the fleet-level one, fleet_oracle.hpp,
+  // computed per model, without the budget):
   std::optional<double> oracle_gpu_hours;   // summed over models
   std::optional<int> oracle_peak_replicas;  // most replicas the models' plans hold at once
   // One replica's sustainable rate at the SLO under its model's length mix, per variant
-  // of the run (PolicyRun::variants order); empty when no check needs it.
+  // of the run (PolicyRun::variants order; sustainable_rate.hpp, an estimate); empty
+  // when no check needs it.
   std::vector<double> sustainable_rps;
+  // The best static fleet of each model (static_fleet.hpp), without the budget: its
+  // GPU-hours summed over models (nullopt when some model has none that meets the
+  // target), and its replicas per variant of the run.
+  std::optional<double> static_gpu_hours;
+  std::vector<int> static_replicas;
 };
 
-// Overrides for short runs in tests; nullopt keeps the scenario's own value.
+// Overrides for short runs in tests and for runs over several seeds; nullopt keeps the
+// scenario's own value.
 struct ScenarioOverrides {
   std::optional<double> duration_s;
+  std::optional<std::uint64_t> seed;
+  bool static_fleet = true;  // false: skip the best static fleet (it runs the workload ~10 times)
 };
 
 // Errors name the scenario file and what could not be loaded.
@@ -56,6 +66,9 @@ PolicyConfig policy_config(const PreparedScenario& prepared);
 struct ScenarioResult {
   std::string scenario;
   std::string policy;
+  std::uint64_t seed = 0;
+  double gpu_hours = 0;                      // the run's
+  std::optional<double> static_gpu_hours;    // the best static fleet's (PreparedScenario)
   bool passed = false;  // every check passed and the policy never failed
   std::vector<CheckResult> checks;
   std::string error;    // the policy's first error, if any
@@ -68,7 +81,8 @@ Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& po
 // The same with a registered policy, made with policy_config(prepared).
 Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, const std::string& policy_name);
 
-// {"scenarios":[{"scenario","policy","passed","checks":[{"name","value","limit","passed"}]}]};
+// {"scenarios":[{"scenario","policy","seed","passed","gpu_hours","static_gpu_hours","vs_static",
+//                "checks":[{"name","value","limit","passed"}]}]};
 // a value that cannot be measured is null. Nothing wall-clock goes in.
 nlohmann::json scenario_results_json(const std::vector<ScenarioResult>& results);
 

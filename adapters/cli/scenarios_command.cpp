@@ -18,11 +18,13 @@
 #include "adapters/cli/flags.hpp"
 #include "adapters/cli/policy_names.hpp"
 #include "adapters/cli/scenarios_table.hpp"
+#include "adapters/cli/seed_list.hpp"
 #include "adapters/cli/output_file.hpp"
 #include "adapters/cli/usage_error.hpp"
 #include "domain/core/format.hpp"
 #include "sim/report/scenarios_html.hpp"
 #include "sim/scenario_runner.hpp"
+#include "sim/scenario_seeds.hpp"
 
 namespace capstan::cli {
 namespace {
@@ -30,7 +32,7 @@ namespace {
 constexpr const char* kDefaultPolicy = "hybrid";
 
 struct ScenariosFlags {
-  std::string dir, json, report;
+  std::string dir, json, report, seeds;  // seeds: empty = each scenario's own
   std::vector<std::string> only;
   std::vector<std::string> policies{kDefaultPolicy};
   int jobs = 0;  // 0: one per core
@@ -79,6 +81,7 @@ std::string echo_command(const ScenariosFlags& f, const std::vector<std::string>
   for (const auto& p : policies) s << " --policy " << p;
   if (!f.dir.empty()) s << " --dir " << f.dir;
   if (f.duration_s > 0) s << " --duration-s " << fmt_num(f.duration_s);
+  if (!f.seeds.empty()) s << " --seeds " << f.seeds;
   if (!f.json.empty()) s << " --json " << f.json;
   if (!f.report.empty()) s << " --report " << f.report;
   return s.str();
@@ -124,31 +127,63 @@ int run_scenarios(const ScenariosFlags& f) {
   std::cout << "$ " << command << "\n" << std::flush;
 
   const auto wall_start = std::chrono::steady_clock::now();
-  sim::ScenarioOverrides overrides;
-  if (f.duration_s > 0) overrides.duration_s = f.duration_s;
+  // Without --seeds, each scenario at its own seed (one pass).
+  const std::vector<std::optional<std::uint64_t>> seeds = [&] {
+    std::vector<std::optional<std::uint64_t>> out;
+    if (f.seeds.empty()) return std::vector<std::optional<std::uint64_t>>{std::nullopt};
+    for (auto seed : parse_seed_list(f.seeds, "--seeds")) out.push_back(seed);
+    return out;
+  }();
   const int jobs = f.jobs > 0 ? f.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // Preparing computes the oracle for the scenarios that need it: seconds each, so in parallel too.
-  const auto prepared = in_parallel<sim::PreparedScenario>(
-      scenarios.size(), jobs, [&](std::size_t i) { return sim::prepare_scenario(scenarios[i], overrides); });
+  // Preparing computes the oracle and the best static fleet: seconds each, so in parallel too.
+  const auto prepared = in_parallel<sim::PreparedScenario>(scenarios.size() * seeds.size(), jobs, [&](std::size_t i) {
+    sim::ScenarioOverrides overrides;
+    if (f.duration_s > 0) overrides.duration_s = f.duration_s;
+    overrides.seed = seeds[i / scenarios.size()];
+    return sim::prepare_scenario(scenarios[i % scenarios.size()], overrides);
+  });
   const auto results = run_all(prepared, policies, jobs);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
-  std::cout << format_scenario_matrix(results) << "\n" << format_scenario_checks(results);
-  std::printf("suite: %zu scenario(s) x %zu policy(ies) = %zu runs in %.2f s wall on %d thread(s)\n",
-              scenarios.size(), policies.size(), results.size(), wall_s, jobs);
+  bool ok = true;
+  const bool judged_on_default = std::find(policies.begin(), policies.end(), kDefaultPolicy) != policies.end();
+  if (f.seeds.empty()) {
+    std::cout << format_scenario_matrix(results) << "\n" << format_scenario_checks(results);
+    ok = std::all_of(results.begin(), results.end(), [&](const sim::ScenarioResult& r) {
+      return r.passed || (judged_on_default && r.policy != kDefaultPolicy);
+    });
+  } else {
+    const auto seeded = sim::aggregate_seeds(results);
+    std::cout << "over seeds " << f.seeds << ": a scenario passes only at every seed; checks as median (worst)\n"
+              << format_seeded_matrix(seeded) << "\n" << format_seeded_checks(seeded);
+    ok = std::all_of(seeded.begin(), seeded.end(), [&](const sim::SeededResult& r) {
+      return r.passed() || (judged_on_default && r.policy != kDefaultPolicy);
+    });
+  }
+  std::printf("suite: %zu scenario(s) x %zu policy(ies) x %zu seed(s) = %zu runs in %.2f s wall on %d thread(s)\n",
+              scenarios.size(), policies.size(), seeds.size(), results.size(), wall_s, jobs);
   std::fflush(stdout);
-  if (json_out) *json_out << sim::scenario_results_json(results).dump(2) << "\n";
+  if (json_out) {
+    if (f.seeds.empty()) {
+      *json_out << sim::scenario_results_json(results).dump(2) << "\n";
+    } else {
+      std::vector<std::uint64_t> list;
+      for (const auto& seed : seeds) list.push_back(*seed);
+      nlohmann::json doc = sim::seeded_results_json(list, sim::aggregate_seeds(results));
+      doc["per_seed"] = sim::scenario_results_json(results).at("scenarios");
+      *json_out << doc.dump(2) << "\n";
+    }
+  }
   if (report_out) {
     std::vector<double> slo;
     for (const auto& r : results)
       for (const auto& p : prepared)
-        if (p.scenario.name == r.scenario) slo.push_back(p.scenario.slo.ttft_ms);
+        if (p.scenario.name == r.scenario) {
+          slo.push_back(p.scenario.slo.ttft_ms);
+          break;
+        }
     *report_out << sim::render_scenarios_html(results, slo, command);
   }
-  const bool judged_on_default = std::find(policies.begin(), policies.end(), kDefaultPolicy) != policies.end();
-  const bool ok = std::all_of(results.begin(), results.end(), [&](const sim::ScenarioResult& r) {
-    return r.passed || (judged_on_default && r.policy != kDefaultPolicy);
-  });
   return ok ? 0 : 1;
 }
 
@@ -172,6 +207,8 @@ void add_scenarios_command(CLI::App& app, int& exit_status) {
   run->add_option("--dir", f->dir, "scenario folder (default: sim/scenarios)");
   run->add_option("--jobs", f->jobs, "runs in parallel (0: one per core)")->capture_default_str();
   run->add_option("--duration-s", f->duration_s, "override every scenario's duration (short runs)");
+  run->add_option("--seeds", f->seeds,
+                  "run every scenario at each seed of a list (1-8, 1,3,5); a scenario passes only at every seed");
   run->callback([f, &exit_status] { exit_status = run_scenarios(*f); });
 }
 

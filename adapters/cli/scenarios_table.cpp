@@ -70,7 +70,80 @@ std::string format_scenario_checks(const std::vector<sim::ScenarioResult>& resul
   for (const auto& r : results) {
     out << pad(r.scenario, scenario_w + 2) << pad(r.policy, policy_w + 2) << (r.passed ? "PASS  " : "FAIL  ");
     for (std::size_t i = 0; i < r.checks.size(); ++i) out << (i ? "; " : "") << format_check(r.checks[i]);
+    out << "; GPU-hours " << fmt_num(std::round(r.gpu_hours * 100) / 100);
+    if (r.static_gpu_hours && *r.static_gpu_hours > 0)
+      out << ", vs_static " << fmt_num(std::round(r.gpu_hours / *r.static_gpu_hours * 100) / 100);
     if (!r.error.empty()) out << "; error: " << r.error;
+    out << "\n";
+  }
+  return out.str();
+}
+
+namespace {
+
+std::string seeds_text(const std::vector<std::uint64_t>& seeds) {
+  std::string out;
+  for (auto s : seeds) out += (out.empty() ? "" : ",") + std::to_string(s);
+  return out;
+}
+
+std::string rounded(double v) { return std::isnan(v) ? "never" : fmt_num(std::round(v * 1000) / 1000); }
+
+}  // namespace
+
+std::string format_seeded_matrix(const std::vector<sim::SeededResult>& results) {
+  std::vector<std::string> scenarios, policies;
+  for (const auto& r : results) {
+    add_unique(scenarios, r.scenario);
+    add_unique(policies, r.policy);
+  }
+  std::vector<std::vector<std::string>> cells(policies.size(), std::vector<std::string>(scenarios.size(), "-"));
+  std::vector<std::size_t> widths;
+  for (const auto& s : scenarios) widths.push_back(std::max<std::size_t>(s.size(), 4) + 2);
+  for (const auto& r : results) {
+    const auto p = static_cast<std::size_t>(std::find(policies.begin(), policies.end(), r.policy) - policies.begin());
+    const auto s = static_cast<std::size_t>(std::find(scenarios.begin(), scenarios.end(), r.scenario) - scenarios.begin());
+    cells[p][s] = r.passed() ? "PASS" : "FAIL@" + seeds_text(r.failed_seeds);
+    widths[s] = std::max(widths[s], cells[p][s].size() + 2);
+  }
+  std::size_t first = std::string("policy").size();
+  for (const auto& p : policies) first = std::max(first, p.size());
+  std::ostringstream out;
+  out << pad("policy", first + 2);
+  for (std::size_t i = 0; i < scenarios.size(); ++i) out << pad(scenarios[i], widths[i]);
+  out << "passed at every seed\n";
+  for (std::size_t p = 0; p < policies.size(); ++p) {
+    out << pad(policies[p], first + 2);
+    int passed = 0, total = 0;
+    for (std::size_t s = 0; s < scenarios.size(); ++s) {
+      out << pad(cells[p][s], widths[s]);
+      if (cells[p][s] != "-") ++total;
+      if (cells[p][s] == "PASS") ++passed;
+    }
+    out << passed << "/" << total << "\n";
+  }
+  return out.str();
+}
+
+std::string format_seeded_checks(const std::vector<sim::SeededResult>& results) {
+  std::size_t scenario_w = 0, policy_w = 0;
+  for (const auto& r : results) {
+    scenario_w = std::max(scenario_w, r.scenario.size());
+    policy_w = std::max(policy_w, r.policy.size());
+  }
+  std::ostringstream out;
+  for (const auto& r : results) {
+    out << pad(r.scenario, scenario_w + 2) << pad(r.policy, policy_w + 2) << (r.passed() ? "PASS  " : "FAIL  ");
+    for (std::size_t i = 0; i < r.checks.size(); ++i) {
+      const auto& c = r.checks[i];
+      out << (i ? "; " : "") << c.name << " " << rounded(c.median) << " (" << rounded(c.worst) << ")"
+          << (c.bound == sim::Bound::kAtMost ? " <= " : " >= ") << fmt_num(c.limit);
+      if (!c.failed_seeds.empty()) out << " FAIL@" << seeds_text(c.failed_seeds);
+    }
+    out << "; GPU-hours " << rounded(r.gpu_hours_median) << " (" << rounded(r.gpu_hours_worst) << ")";
+    if (!std::isnan(r.vs_static_median))
+      out << ", vs_static " << rounded(r.vs_static_median) << " (" << rounded(r.vs_static_worst) << ")";
+    for (const auto& e : r.errors) out << "; error " << e;
     out << "\n";
   }
   return out.str();

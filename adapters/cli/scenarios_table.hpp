@@ -8,6 +8,7 @@
 
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
+#include "sim/scenario_seeds.hpp"
 
 namespace capstan::cli {
 
@@ -17,5 +18,10 @@ std::string format_scenario_list(const std::vector<sim::Scenario>& scenarios);
 
 // "300 <= 330 ok" / "never >= 1 FAIL": a check's figure against its limit.
 std::string format_check(const sim::CheckResult& check);
+
+// Over several seeds (sim/scenario_seeds.hpp): PASS, or FAIL with the failing seeds; and
+// each check as "median (worst)" with the seeds at which it failed.
+std::string format_seeded_matrix(const std::vector<sim::SeededResult>& results);
+std::string format_seeded_checks(const std::vector<sim::SeededResult>& results);
 
 }  // namespace capstan::cli

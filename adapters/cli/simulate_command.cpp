@@ -13,16 +13,20 @@
 #include "adapters/cli/flags.hpp"
 #include "adapters/cli/output_file.hpp"
 #include "adapters/cli/policy_names.hpp"
+#include "adapters/cli/seed_list.hpp"
 #include "adapters/cli/simulate_table.hpp"
 #include "domain/codec/tick_input_codec.hpp"
 #include "domain/core/format.hpp"
 #include "domain/policies/policy.hpp"
 #include "sim/fleet_config.hpp"
+#include "sim/fleet_oracle.hpp"
 #include "sim/harness.hpp"
 #include "sim/oracle.hpp"
 #include "sim/policy_settings.hpp"
 #include "sim/report/html_report.hpp"
+#include "sim/report/seed_summary.hpp"
 #include "sim/report/summary_json.hpp"
+#include "sim/static_fleet.hpp"
 #include "sim/sustainable_rate.hpp"
 #include "sim/trace_demand.hpp"
 #include "sim/trace_open.hpp"
@@ -31,7 +35,7 @@ namespace capstan::cli {
 namespace {
 
 struct SimulateFlags {
-  std::string trace, fleet, report, json, record, trace_format = "auto", window;
+  std::string trace, fleet, report, json, record, trace_format = "auto", window, seeds;
   std::vector<std::string> policies;
   sim::PolicySettings settings;  // the SLO and its attainment from the flags, the rest as defaulted
   double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300, spread_buckets_s = 0;
@@ -43,7 +47,8 @@ std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
   s << "capstan simulate --trace " << f.trace << " --fleet " << f.fleet;
   for (const auto& p : f.policies) s << " --policy " << p;
   s << " --slo-ttft-ms " << fmt_num(f.settings.slo.ttft_ms) << " --slo-itl-ms " << fmt_num(f.settings.slo.itl_ms)
-    << " --seed " << f.seed << " --tick-s " << fmt_num(f.tick_s);
+    << (cmd.count("--seeds") ? " --seeds " + f.seeds : " --seed " + std::to_string(f.seed)) << " --tick-s "
+    << fmt_num(f.tick_s);
   if (cmd.count("--slo-attainment")) s << " --slo-attainment " << fmt_num(f.settings.slo_attainment);
   if (cmd.count("--trace-format")) s << " --trace-format " << f.trace_format;
   if (cmd.count("--speedup")) s << " --speedup " << fmt_num(f.speedup);
@@ -61,6 +66,153 @@ std::unique_ptr<sim::TraceSource> open_trace_or_throw(const std::string& path, c
   auto trace = sim::open_trace(path, o);
   if (!trace.ok()) throw UsageError("--trace: " + trace.error().message);
   return std::move(trace).value();
+}
+
+struct SeedRun {
+  nlohmann::json summary;
+  std::vector<sim::PolicyRun> runs;
+  sim::Yardsticks yardsticks;
+  long long simulated = 0;
+  double oracle_s = 0, static_s = 0, estimate_s = 0, wall_s = 0;
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The yardsticks and every policy at one seed.
+SeedRun simulate_seed(const SimulateFlags& f, const sim::FleetConfig& fleet, const std::vector<std::string>& policies,
+                      sim::TraceOptions topts, std::uint64_t seed, std::ostream* record_out) {
+  SeedRun out;
+  topts.seed = seed;
+  sim::PolicySettings settings = f.settings;
+  settings.client_timeout_s = sim::longest_client_timeout_s({&fleet, 1});  // the operator knows its gateway's
+  const SloTargets slo = settings.slo;
+  const auto wall_start = std::chrono::steady_clock::now();
+
+  auto oracle_trace = open_trace_or_throw(f.trace, topts);
+  sim::FleetOracleOptions foopts;
+  foopts.window_s = f.oracle_window_s;
+  foopts.attainment_target = settings.slo_attainment;
+  foopts.seed = seed;
+  auto oracle = sim::compute_fleet_oracle(fleet, *oracle_trace, slo, foopts);
+  if (!oracle.ok()) throw UsageError("--trace: " + oracle.error().message);
+  out.yardsticks.oracle = std::move(oracle).value();
+  out.oracle_s = seconds_since(wall_start);
+
+  const auto static_start = std::chrono::steady_clock::now();
+  sim::StaticFleetOptions sopts;
+  sopts.attainment_target = settings.slo_attainment;
+  sopts.seed = seed;
+  const sim::TraceOpener opener = [&]() -> Result<std::unique_ptr<sim::TraceSource>> {
+    return sim::open_trace(f.trace, topts);
+  };
+  auto fixed = sim::best_static_fleet(fleet, opener, slo, sopts);
+  if (!fixed.ok()) throw UsageError("--trace: " + fixed.error().message);
+  out.yardsticks.static_fleet = std::move(fixed).value();
+  out.static_s = seconds_since(static_start);
+
+  const auto estimate_start = std::chrono::steady_clock::now();
+  auto demand_trace = open_trace_or_throw(f.trace, topts);
+  auto demand = sim::measure_trace_demand(*demand_trace, 60, 20000, seed);
+  if (!demand.ok()) throw UsageError("--trace: " + demand.error().message);
+  sim::OracleOptions oopts;
+  oopts.window_s = f.oracle_window_s;
+  oopts.rate.seed = seed;
+  oopts.rate.attainment_target = settings.slo_attainment;
+  out.yardsticks.estimate = sim::compute_oracle(fleet, demand.value(), slo, oopts);
+  out.estimate_s = seconds_since(estimate_start);
+
+  const PolicyConfig pconfig = sim::policy_config(settings);
+  sim::HarnessOptions hopts;
+  hopts.tick_s = f.tick_s;
+  hopts.slo = slo;
+  hopts.seed = seed;
+  for (const auto& name : policies) {
+    if (record_out != nullptr) {
+      hopts.on_tick = [&out = *record_out, name](const TickInput& input, const std::vector<Decision>& decisions) {
+        out << encode_tick_record({name, input, decisions}).dump() << "\n";
+      };
+    }
+    auto policy = make_policy(name, pconfig);
+    if (!policy.ok()) {
+      sim::PolicyRun failed;
+      failed.policy = name;
+      failed.error = policy.error().message;
+      out.runs.push_back(std::move(failed));
+      continue;
+    }
+    auto run = sim::run_policy(*policy.value(), fleet, open_trace_or_throw(f.trace, topts), hopts);
+    if (!run.ok()) throw UsageError("--trace: " + run.error().message);
+    run.value().policy = name;
+    out.simulated += run.value().report.requests;
+    out.runs.push_back(std::move(run).value());
+  }
+  out.wall_s = seconds_since(wall_start);
+  out.summary = sim::summary_json(f.trace, f.fleet, slo, out.yardsticks, out.runs);
+  out.summary["policy_config"] = {{"tail_probability", pconfig.tail_probability},
+                                  {"client_timeout_s", pconfig.client_timeout_s}};
+  return out;
+}
+
+std::string counts_text(const std::vector<std::string>& variants, const std::vector<int>& counts) {
+  std::string out;
+  for (std::size_t i = 0; i < variants.size() && i < counts.size(); ++i)
+    if (counts[i] > 0) out += (out.empty() ? "" : " + ") + std::to_string(counts[i]) + " " + variants[i];
+  return out.empty() ? "none" : out;
+}
+
+void print_yardsticks(const SeedRun& one) {
+  const sim::FleetOracle& oracle = *one.yardsticks.oracle;
+  std::printf("oracle: %s GPU-hours (cost %s, start-ups %s) over %zu windows of %s s, fleet-level lower bound "
+              "(%lld fleet simulations)",
+              fmt_num(oracle.gpu_hours).c_str(), fmt_num(oracle.cost).c_str(),
+              fmt_num(oracle.startup_gpu_hours).c_str(), oracle.windows.size(), fmt_num(oracle.window_s).c_str(),
+              oracle.probes);
+  if (oracle.windows_pooled > 0)
+    std::printf(" (%d windows below the target, made up by the others)", oracle.windows_pooled);
+  if (oracle.windows_over_capacity > 0) {
+    double lowest = oracle.attainment_target;
+    for (const auto& w : oracle.windows)
+      if (w.over_capacity) lowest = std::min(lowest, w.reachable_attainment);
+    std::printf(" (%d windows above the fleet's capacity even at max, planned for what max reaches there, "
+                "down to %s)",
+                oracle.windows_over_capacity, fmt_num(lowest).c_str());
+  }
+  const sim::StaticFleet& fixed = *one.yardsticks.static_fleet;
+  std::printf("\nbest static fleet: %s, %s GPU-hours (cost %s), attainment %s%s; alone:",
+              counts_text(fixed.variants, fixed.best.replicas).c_str(), fmt_num(fixed.best.gpu_hours).c_str(),
+              fmt_num(fixed.best.cost).c_str(), fmt_num(fixed.best.attainment).c_str(),
+              fixed.best.meets ? ""
+                               : (" (none meets the target: the cheapest reaching the " +
+                                  fmt_num(fixed.reachable_attainment) + " that every variant at max reaches)")
+                                     .c_str());
+  for (std::size_t i = 0; i < fixed.variants.size(); ++i) {
+    if (!fixed.alone[i]) {
+      std::printf(" %s none meets", fixed.variants[i].c_str());
+      continue;
+    }
+    std::printf(" %s %s GPU-hours", counts_text(fixed.variants, fixed.alone[i]->replicas).c_str(),
+                fmt_num(fixed.alone[i]->gpu_hours).c_str());
+  }
+  const sim::Oracle& estimate = *one.yardsticks.estimate;
+  std::printf("\nper-replica estimate (not a bound): %s GPU-hours; sustainable req/s per replica:",
+              fmt_num(estimate.gpu_hours).c_str());
+  for (std::size_t i = 0; i < estimate.variants.size(); ++i)
+    std::printf(" %s %s", estimate.variants[i].c_str(), fmt_num(estimate.sustainable[i].rate_rps).c_str());
+  if (!estimate.feasible) std::printf(" (no variant meets the SLO)");
+  std::printf("\nsimulated %lld requests in %.2f s wall (oracle %.2f s, static fleet %.2f s, estimate %.2f s): "
+              "%.0f requests/s\n",
+              one.simulated, one.wall_s, one.oracle_s, one.static_s, one.estimate_s,
+              one.wall_s > 0 ? static_cast<double>(one.simulated) / one.wall_s : 0.0);
+}
+
+void print_seed_line(std::uint64_t seed, const SeedRun& one) {
+  std::printf("seed %llu: oracle %s GPU-hours, best static fleet %s %s GPU-hours (%.2f s wall)\n",
+              static_cast<unsigned long long>(seed), fmt_num(one.yardsticks.oracle->gpu_hours).c_str(),
+              counts_text(one.yardsticks.static_fleet->variants, one.yardsticks.static_fleet->best.replicas).c_str(),
+              fmt_num(one.yardsticks.static_fleet->best.gpu_hours).c_str(), one.wall_s);
+  std::fflush(stdout);
 }
 
 void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
@@ -100,75 +252,50 @@ void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
   auto report_out = open_output(f.report, "--report");
   auto record_out = open_output(f.record, "--record");
 
+  if (cmd.count("--seeds") && cmd.count("--seed")) throw UsageError("--seed and --seeds: give one or the other");
+  const std::vector<std::uint64_t> seeds =
+      cmd.count("--seeds") ? parse_seed_list(f.seeds, "--seeds") : std::vector<std::uint64_t>{f.seed};
+
   const std::string command = echo_command(f, cmd);
   std::cout << "$ " << command << "\n" << std::flush;
-  sim::PolicySettings settings = f.settings;
-  settings.client_timeout_s = sim::longest_client_timeout_s({&fleet.value(), 1});  // the operator knows its gateway's
-  const SloTargets slo = settings.slo;
-  const auto wall_start = std::chrono::steady_clock::now();
-
-  sim::TraceOptions first_open = topts;  // warns once, not at every policy's open
-  first_open.on_warning = [](const std::string& warning) { std::cerr << "capstan: warning: " << warning << "\n"; };
-  auto demand_trace = open_trace_or_throw(f.trace, first_open);
-  auto demand = sim::measure_trace_demand(*demand_trace, 60, 20000, f.seed);
-  if (!demand.ok()) throw UsageError("--trace: " + demand.error().message);
-  sim::OracleOptions oopts;
-  oopts.window_s = f.oracle_window_s;
-  oopts.rate.seed = f.seed;
-  oopts.rate.attainment_target = settings.slo_attainment;
-  const sim::Oracle oracle = sim::compute_oracle(fleet.value(), demand.value(), slo, oopts);
-  const double oracle_wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-
-  const PolicyConfig pconfig = sim::policy_config(settings);
-  sim::HarnessOptions hopts;
-  hopts.tick_s = f.tick_s;
-  hopts.slo = slo;
-  hopts.seed = f.seed;
-  std::vector<sim::PolicyRun> runs;
-  long long simulated = 0;
-  for (const auto& name : policies) {
-    if (record_out) {
-      hopts.on_tick = [&out = *record_out, name](const TickInput& input, const std::vector<Decision>& decisions) {
-        out << encode_tick_record({name, input, decisions}).dump() << "\n";
-      };
-    }
-    auto policy = make_policy(name, pconfig);
-    if (!policy.ok()) {
-      sim::PolicyRun failed;
-      failed.policy = name;
-      failed.error = policy.error().message;
-      runs.push_back(std::move(failed));
-      continue;
-    }
-    auto run = sim::run_policy(*policy.value(), fleet.value(), open_trace_or_throw(f.trace, topts), hopts);
-    if (!run.ok()) throw UsageError("--trace: " + run.error().message);
-    run.value().policy = name;
-    simulated += run.value().report.requests;
-    runs.push_back(std::move(run).value());
+  {
+    sim::TraceOptions first_open = topts;  // warns once, not at every seed's and policy's open
+    first_open.on_warning = [](const std::string& warning) { std::cerr << "capstan: warning: " << warning << "\n"; };
+    open_trace_or_throw(f.trace, first_open);
   }
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-
-  nlohmann::json summary = sim::summary_json(f.trace, f.fleet, slo, oracle, runs);
-  summary["policy_config"] = {{"tail_probability", pconfig.tail_probability},
-                              {"client_timeout_s", pconfig.client_timeout_s}};
-  std::cout << format_simulate_table(summary);
-  std::printf("oracle: %s GPU-hours (cost %s) over %zu windows of %s s; sustainable req/s per replica:",
-              fmt_num(oracle.gpu_hours).c_str(), fmt_num(oracle.cost).c_str(), oracle.windows.size(),
-              fmt_num(oracle.window_s).c_str());
-  for (std::size_t i = 0; i < oracle.variants.size(); ++i)
-    std::printf(" %s %s", oracle.variants[i].c_str(), fmt_num(oracle.sustainable[i].rate_rps).c_str());
-  if (!oracle.feasible) std::printf(" (no variant meets the SLO: no bound)");
-  if (oracle.windows_over_capacity > 0)
-    std::printf(" (%d windows above the fleet's capacity)", oracle.windows_over_capacity);
-  std::printf("\nsimulated %lld requests in %.2f s wall (oracle %.2f s): %.0f requests/s\n", simulated, wall_s,
-              oracle_wall_s, wall_s > 0 ? static_cast<double>(simulated) / wall_s : 0.0);
+  std::vector<nlohmann::json> summaries;
+  std::vector<sim::PolicyRun> first_runs;
+  for (const std::uint64_t seed : seeds) {
+    SeedRun one = simulate_seed(f, fleet.value(), policies, topts, seed, record_out.get());
+    if (seeds.size() == 1) {
+      std::cout << format_simulate_table(one.summary);
+      print_yardsticks(one);
+    } else {
+      print_seed_line(seed, one);
+    }
+    if (summaries.empty()) first_runs = std::move(one.runs);
+    summaries.push_back(std::move(one.summary));
+  }
+  nlohmann::json document = summaries.front();
+  if (seeds.size() > 1) {
+    const nlohmann::json aggregate = sim::seed_aggregate_json(seeds, summaries);
+    std::cout << "over " << seeds.size() << " seeds, median (worst):\n" << format_seeds_table(aggregate);
+    std::cout << "oracle GPU-hours " << median_worst_text(aggregate["oracle"]["gpu_hours"], 2)
+              << "; best static fleet GPU-hours " << median_worst_text(aggregate["static_fleet"]["gpu_hours"], 2)
+              << "\n";
+    document = {{"trace", f.trace}, {"fleet", f.fleet}, {"slo", summaries.front().at("slo")},
+                {"seeds", seeds},   {"aggregate", aggregate}, {"per_seed", summaries}};
+  }
   std::fflush(stdout);
   const auto dump = [](const nlohmann::json& j, int indent) {
     return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
   };
-  if (json_out) *json_out << dump(summary, 2) << "\n";
-  if (report_out) *report_out << sim::render_html_report(summary, runs, command);
+  if (json_out) *json_out << dump(document, 2) << "\n";
+  if (report_out) {
+    nlohmann::json page = summaries.front();
+    if (seeds.size() > 1) page["seed_aggregate"] = document["aggregate"];
+    *report_out << sim::render_html_report(page, first_runs, command);
+  }
 }
 
 }  // namespace
@@ -186,14 +313,14 @@ void add_simulate_command(CLI::App& app) {
                   "probability is 1 - it")
       ->capture_default_str();
   cmd->add_option("--seed", f->seed, "seed of every random draw")->capture_default_str();
+  cmd->add_option("--seeds", f->seeds,
+                  "run every seed of a list (1-8, 1,3,5) and report each figure's median and worst");
   cmd->add_option("--tick-s", f->tick_s, "policy tick interval, s")->capture_default_str();
   cmd->add_option("--trace-format", f->trace_format, "auto, azure, mooncake, servegen, native")->capture_default_str();
   cmd->add_option("--speedup", f->speedup, "divide trace times by this")->capture_default_str();
   cmd->add_option("--rate-scale", f->rate_scale, "thin (<1) or duplicate (>1) requests")->capture_default_str();
   cmd->add_option("--window", f->window, "FROM:TO seconds of the trace");
-  cmd->add_option("--spread-buckets", f->spread_buckets_s,
-                  "spread requests sharing a timestamp evenly over this many seconds (quantised traces)");
-  cmd->add_option("--oracle-window-s", f->oracle_window_s, "oracle planning window, s")->capture_default_str();
+  cmd->add_option("--oracle-window-s", f->oracle_window_s, "oracle planning window, s (the oracle holds a count per window)")->capture_default_str();
   cmd->add_option("--json", f->json, "write the summary JSON here");
   cmd->add_option("--report", f->report, "write the HTML report here");
   cmd->add_option("--record", f->record,

@@ -29,10 +29,18 @@ const std::vector<Column> kColumns{
     {"itl_p50_ms", "itl_p50_ms", 1},   {"itl_p99_ms", "itl_p99_ms", 1},
     {"gpu_hours", "gpu_hours", 2},     {"cost", "cost", 2},
     {"actions", "scale_actions", 0},   {"vs_oracle", "gpu_hours_vs_oracle", 2},
-    {"error", "error", -1},
+    {"vs_static", "vs_static", 2},     {"error", "error", -1},
 };
 
+std::string align(const std::vector<std::vector<std::string>>& rows);
+
 }  // namespace
+
+std::string median_worst_text(const nlohmann::json& figure, int decimals) {
+  if (!figure.is_object()) return "-";
+  return number(figure.value("median", nlohmann::json()), decimals) + " (" +
+         number(figure.value("worst", nlohmann::json()), decimals) + ")";
+}
 
 std::string format_simulate_table(const nlohmann::json& summary) {
   std::vector<std::vector<std::string>> rows;
@@ -49,6 +57,27 @@ std::string format_simulate_table(const nlohmann::json& summary) {
       }
     }
   }
+  return align(rows);
+}
+
+std::string format_seeds_table(const nlohmann::json& aggregate) {
+  std::vector<std::vector<std::string>> rows;
+  rows.emplace_back();
+  for (const Column& c : kColumns) rows.back().push_back(c.field == std::string("error") ? "errors" : c.title);
+  for (const auto& p : aggregate.at("policies")) {
+    rows.emplace_back();
+    for (const Column& c : kColumns) {
+      if (c.field == std::string("policy")) rows.back().push_back(p.at("policy").get<std::string>());
+      else if (c.field == std::string("error")) rows.back().push_back(std::to_string(p.value("errors", 0)));
+      else rows.back().push_back(median_worst_text(p.value(c.field, nlohmann::json()), c.decimals));
+    }
+  }
+  return align(rows);
+}
+
+namespace {
+
+std::string align(const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> width(kColumns.size(), 0);
   for (const auto& row : rows)
     for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
@@ -70,5 +99,7 @@ std::string format_simulate_table(const nlohmann::json& summary) {
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace capstan::cli

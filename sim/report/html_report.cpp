@@ -1,6 +1,8 @@
 // Self-contained HTML report with uPlot charts; see html_report.hpp.
 #include "sim/report/html_report.hpp"
 
+#include <cstdio>
+
 #include "sim/report/html_escape.hpp"
 #include "sim/report/report_assets.hpp"
 
@@ -44,7 +46,8 @@ const char* kScript = R"JS(
   const cols = [['policy', 'policy', null], ['requests', 'requests', 0], ['SLO att.', 'slo_attainment', 3],
     ['failed', 'failed', 0], ['TTFT p50 ms', 'ttft_p50_ms', 0], ['TTFT p99 ms', 'ttft_p99_ms', 0],
     ['ITL p50 ms', 'itl_p50_ms', 1], ['ITL p99 ms', 'itl_p99_ms', 1], ['GPU-h', 'gpu_hours', 2],
-    ['cost', 'cost', 2], ['actions', 'scale_actions', 0], ['vs oracle', 'gpu_hours_vs_oracle', 2], ['error', 'error', null]];
+    ['cost', 'cost', 2], ['actions', 'scale_actions', 0], ['vs oracle', 'gpu_hours_vs_oracle', 2], ['vs static', 'vs_static', 2],
+    ['error', 'error', null]];
   let html = '<tr>' + cols.map(c => '<th>' + c[0] + '</th>').join('') + '</tr>';
   for (const p of summary.policies) {
     html += '<tr>' + cols.map(c => '<td>' + (c[2] === null ? (p[c[1]] === null ? '' : String(p[c[1]])
@@ -95,6 +98,56 @@ const char* kScript = R"JS(
 })();
 )JS";
 
+// The yardsticks above the table: the oracle, the best static fleet, the estimate.
+std::string yardsticks_text(const nlohmann::json& summary) {
+  std::string out;
+  const auto& oracle = summary.value("oracle", nlohmann::json(nullptr));
+  if (oracle.is_object())
+    out += "Oracle (fleet-level lower bound, sim/README.md): " + oracle.at("gpu_hours").dump() +
+           " GPU-hours, peak replicas " + html_escape(oracle.at("peak_replicas").dump()) + ". ";
+  const auto& fixed = summary.value("static_fleet", nlohmann::json(nullptr));
+  if (fixed.is_object()) {
+    const auto& best = fixed.at("best");
+    out += std::string("Best static fleet") + (best.at("meets").get<bool>() ? "" : " (none meets the target)") + ": " +
+           html_escape(best.at("replicas").dump()) + ", " + best.at("gpu_hours").dump() + " GPU-hours. ";
+  }
+  const auto& estimate = summary.value("per_replica_estimate", nlohmann::json(nullptr));
+  if (estimate.is_object())
+    out += "Per-replica estimate (not a bound): " + estimate.at("gpu_hours").dump() +
+           " GPU-hours; sustainable rate per replica " + html_escape(estimate.at("sustainable_rps_per_replica").dump()) +
+           " req/s.";
+  return out;
+}
+
+// Over several seeds: each policy's figures as median (worst); the panels below are the first seed's.
+std::string seeds_table(const nlohmann::json& aggregate) {
+  const std::vector<std::pair<std::string, int>> figures{
+      {"slo_attainment", 3}, {"failed", 0},    {"ttft_p99_ms", 0},         {"itl_p99_ms", 1},
+      {"gpu_hours", 2},      {"cost", 2},      {"gpu_hours_vs_oracle", 2}, {"vs_static", 2}};
+  auto cell = [](const nlohmann::json& v, int decimals) {
+    if (!v.is_number()) return std::string("-");
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v.get<double>());
+    return std::string(buf);
+  };
+  std::string out = "<h2>Over seeds " + html_escape(aggregate.at("seeds").dump()) +
+                    ": median (worst)</h2>\n<table class=\"summary\"><tr><th>policy</th>";
+  for (const auto& [name, decimals] : figures) out += "<th>" + name + "</th>";
+  out += "<th>errors</th></tr>\n";
+  for (const auto& p : aggregate.at("policies")) {
+    out += "<tr><td>" + html_escape(p.at("policy").get<std::string>()) + "</td>";
+    for (const auto& [name, decimals] : figures) {
+      const auto& f = p.value(name, nlohmann::json());
+      out += "<td>" + (f.is_object() ? cell(f.value("median", nlohmann::json()), decimals) + " (" +
+                                           cell(f.value("worst", nlohmann::json()), decimals) + ")"
+                                     : std::string("-")) +
+             "</td>";
+    }
+    out += "<td>" + p.value("errors", nlohmann::json(0)).dump() + "</td></tr>\n";
+  }
+  return out + "</table>\n<p>The table and panels below are the first seed's.</p>\n";
+}
+
 }  // namespace
 
 nlohmann::json series_json(const PolicyRun& run) {
@@ -130,7 +183,6 @@ std::string render_html_report(const nlohmann::json& summary, const std::vector<
                                const std::string& command) {
   nlohmann::json series = nlohmann::json::array();
   for (const auto& run : runs) series.push_back(series_json(run));
-  const auto& oracle = summary.at("oracle");
   std::string html;
   html += "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
   html += "<title>capstan simulate: " + html_escape(summary.value("trace", "")) + "</title>\n";
@@ -145,9 +197,8 @@ std::string render_html_report(const nlohmann::json& summary, const std::vector<
   html += "<p>trace <code>" + html_escape(summary.value("trace", "")) + "</code>, fleet <code>" +
           html_escape(summary.value("fleet", "")) + "</code>, SLO TTFT &le; " +
           summary.at("slo").at("ttft_ms").dump() + " ms and mean ITL &le; " + summary.at("slo").at("itl_ms").dump() +
-          " ms. Oracle (offline lower bound, sim/README.md): " + oracle.at("gpu_hours").dump() +
-          " GPU-hours; sustainable rate per replica " + html_escape(oracle.at("sustainable_rps_per_replica").dump()) +
-          " req/s.</p>\n";
+          " ms. " + yardsticks_text(summary) + "</p>\n";
+  if (summary.contains("seed_aggregate")) html += seeds_table(summary.at("seed_aggregate"));
   html += "<table class=\"summary\" id=\"table\"></table>\n<div id=\"panels\"></div>\n";
   html += "<script type=\"application/json\" id=\"summary\">" + script_safe(summary.dump()) + "</script>\n";
   html += "<script type=\"application/json\" id=\"series\">" + script_safe(series.dump()) + "</script>\n";

@@ -59,10 +59,15 @@ std::string render_scenarios_html(const std::vector<ScenarioResult>& results, co
        "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}td,th{padding:2px 8px;text-align:left}"
        ".pass{color:#080}.fail{color:#c00;font-weight:bold}.legend{font-size:12px;color:#555}"
        "details{margin:4px 0 12px}</style></head><body><h1>capstan scenarios</h1><pre>$ "
-    << html_escape(command) << "</pre><table><tr><th>scenario</th><th>policy</th><th>result</th><th>checks</th></tr>";
+    << html_escape(command) << "</pre><table><tr><th>scenario</th><th>policy</th><th>result</th><th>GPU-h</th><th>vs static</th><th>checks</th></tr>";
   for (const auto& r : results) {
     h << "<tr><td>" << html_escape(r.scenario) << "</td><td>" << html_escape(r.policy) << "</td><td class='"
-      << (r.passed ? "pass'>PASS" : "fail'>FAIL") << "</td><td>";
+      << (r.passed ? "pass'>PASS" : "fail'>FAIL") << "</td><td>" << fmt_num(std::round(r.gpu_hours * 100) / 100)
+      << "</td><td>"
+      << (r.static_gpu_hours && *r.static_gpu_hours > 0
+              ? fmt_num(std::round(r.gpu_hours / *r.static_gpu_hours * 100) / 100)
+              : std::string("-"))
+      << "</td><td>";
     for (const auto& c : r.checks)
       h << html_escape(c.name) << " " << (std::isnan(c.value) ? "never" : fmt_num(c.value))
         << (c.bound == Bound::kAtMost ? " &le; " : " &ge; ") << fmt_num(c.limit) << (c.passed ? "" : " (fail)")

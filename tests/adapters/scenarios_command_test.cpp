@@ -53,7 +53,8 @@ TEST_CASE("scenarios run writes the JSON the issue names and prints the matrix, 
   const auto& rows = j.at("scenarios");
   REQUIRE(rows.size() == 2);
   for (const auto& row : rows) {
-    CHECK(row.size() == 4);
+    CHECK(row.size() == 8);  // the issue-9 four, the seed, the run's GPU-hours beside the best static fleet's
+    for (const char* key : {"seed", "gpu_hours", "static_gpu_hours", "vs_static"}) CHECK(row.contains(key));
     CHECK(row.at("scenario") == "tiny-pass");
     CHECK(row.at("passed") == true);
     REQUIRE(row.at("checks").size() == 2);

@@ -2,6 +2,7 @@
 // (tests/data/sim, 1,000 requests) and the example fleet.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -55,7 +56,7 @@ TEST_CASE("simulate --policy all prints the command, a header and one aligned ro
   CHECK(lines[0].rfind("$ capstan simulate --trace ", 0) == 0);
   const std::string& header = lines[1];
   for (const char* col : {"policy", "requests", "slo_att", "failed", "ttft_p50_ms", "ttft_p99_ms", "itl_p50_ms",
-                          "itl_p99_ms", "gpu_hours", "cost", "actions", "vs_oracle"})
+                          "itl_p99_ms", "gpu_hours", "cost", "actions", "vs_oracle", "vs_static"})
     CHECK(header.find(col) != std::string::npos);
   // Right-aligned numeric columns end where their header ends.
   const std::size_t requests_end = header.find("requests") + std::string("requests").size();
@@ -77,10 +78,13 @@ TEST_CASE("simulate --policy all prints the command, a header and one aligned ro
   CHECK(j["slo"]["ttft_ms"] == 2000);
   CHECK(j["slo"]["itl_ms"] == 100);
   CHECK(j["oracle"]["gpu_hours"].is_number());
+  CHECK(j["oracle"]["method"] == "fleet");
+  CHECK(j["static_fleet"]["best"]["gpu_hours"].is_number());
+  CHECK(j["per_replica_estimate"]["method"] == "per-replica estimate (not a bound)");
   for (const auto& p : policies) {
     for (const char* field : {"policy", "requests", "slo_attainment", "failed", "ttft_p50_ms", "ttft_p99_ms",
                               "itl_p50_ms", "itl_p99_ms", "gpu_hours", "cost", "scale_actions",
-                              "gpu_hours_vs_oracle"})
+                              "gpu_hours_vs_oracle", "vs_static"})
       CHECK(p.contains(field));
     CHECK(p["requests"] == 1000);
     CHECK(p["slo_attainment"].get<double>() >= 0);
@@ -102,6 +106,28 @@ TEST_CASE("simulate with the same seed writes identical JSON bytes, and a report
   CHECK(page.rfind("<!doctype html>", 0) == 0);
   CHECK(page.find("uPlot") != std::string::npos);
   CHECK(page.find("<script src=") == std::string::npos);
+}
+
+TEST_CASE("simulate --seeds runs every seed and reports each figure's median and worst") {
+  const std::string path = tmp("seeds.json");
+  const auto run = run_binary(base_args() + " --policy fixed --window 0:150 --seeds 1-3 --json " + path);
+  INFO(run.stderr_text);
+  REQUIRE(run.exit_status == 0);
+  const auto j = nlohmann::json::parse(read_file(path));
+  std::remove(path.c_str());
+  CHECK(j["seeds"] == nlohmann::json({1, 2, 3}));
+  REQUIRE(j["per_seed"].size() == 3);
+  const auto& fixed = j["aggregate"]["policies"][0];
+  CHECK(fixed["policy"] == "fixed");
+  std::vector<double> attainment;
+  for (const auto& s : j["per_seed"]) attainment.push_back(s["policies"][0]["slo_attainment"]);
+  std::sort(attainment.begin(), attainment.end());
+  CHECK(fixed["slo_attainment"]["median"] == attainment[1]);
+  CHECK(fixed["slo_attainment"]["worst"] == attainment[0]);
+  CHECK(run.stdout_text.find("median (worst)") != std::string::npos);
+  CHECK(run.stdout_text.find("seed 3: oracle") != std::string::npos);
+  CHECK(run_binary(base_args() + " --policy fixed --seeds 3-1").exit_status == 2);
+  CHECK(run_binary(base_args() + " --policy fixed --seeds 1-2 --seed 4").exit_status == 2);
 }
 
 TEST_CASE("simulate rejects bad flags and files with exit status 2, naming the flag") {
@@ -148,9 +174,12 @@ TEST_CASE("simulate --slo-attainment sets what the oracle sizes each replica for
   CHECK(a["policy_config"]["tail_probability"].get<double>() == Approx(0.4));
   CHECK(b["policy_config"]["tail_probability"].get<double>() == Approx(0.01));
   CHECK(b["policy_config"]["client_timeout_s"] == 120);
-  for (const auto& [variant, rate] : a["oracle"]["sustainable_rps_per_replica"].items()) {
+  CHECK(a["static_fleet"]["attainment_target"] == 0.6);
+  CHECK(b["oracle"]["gpu_hours"].get<double>() >= a["oracle"]["gpu_hours"].get<double>());
+  CHECK(b["static_fleet"]["best"]["gpu_hours"].get<double>() >= a["static_fleet"]["best"]["gpu_hours"].get<double>());
+  for (const auto& [variant, rate] : a["per_replica_estimate"]["sustainable_rps_per_replica"].items()) {
     INFO(variant);
-    CHECK(b["oracle"]["sustainable_rps_per_replica"][variant].get<double>() < rate.get<double>());
+    CHECK(b["per_replica_estimate"]["sustainable_rps_per_replica"][variant].get<double>() < rate.get<double>());
   }
 }
 

@@ -159,7 +159,7 @@ TEST_CASE("The same seed gives identical JSON bytes, another seed does not") {
     ScriptedPolicy scripted(60, 3);
     runs.push_back(run_policy(fixed, fleet, poisson(5, 600, seed), options(30, seed)).value());
     runs.push_back(run_policy(scripted, fleet, poisson(5, 600, seed), options(30, seed)).value());
-    return summary_json("t", "f", {1000, 50}, Oracle{}, runs).dump();
+    return summary_json("t", "f", {1000, 50}, Yardsticks{}, runs).dump();
   };
   const std::string a = once(9);
   CHECK(a == once(9));
@@ -278,8 +278,8 @@ TEST_CASE("A one-model list run is the single-model run, and models after the fi
   auto listed = run_policy(b, std::move(one), options(30, 3));
   REQUIRE(single.ok());
   REQUIRE(listed.ok());
-  CHECK(summary_json("t", "f", {1000, 50}, Oracle{}, {single.value()}).dump() ==
-        summary_json("t", "f", {1000, 50}, Oracle{}, {listed.value()}).dump());
+  CHECK(summary_json("t", "f", {1000, 50}, Yardsticks{}, {single.value()}).dump() ==
+        summary_json("t", "f", {1000, 50}, Yardsticks{}, {listed.value()}).dump());
 }
 
 TEST_CASE("Models must be distinct and prioritised, and a decision for an unknown model is reported") {

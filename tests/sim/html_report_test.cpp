@@ -22,7 +22,7 @@ TEST_CASE("The HTML report is self-contained: uPlot inlined, no external resourc
   REQUIRE(run.ok());
   run.value().error = "a </script> in an error";
   const std::vector<PolicyRun> runs{run.value()};
-  const auto summary = summary_json("trace.csv", "fleet.yaml", {2000, 100}, Oracle{}, runs);
+  const auto summary = summary_json("trace.csv", "fleet.yaml", {2000, 100}, Yardsticks{}, runs);
   const std::string html = render_html_report(summary, runs, "capstan simulate --policy fixed");
   CHECK(html.find(std::string(uplot_js().substr(0, 200))) != std::string::npos);
   CHECK(html.find("src=\"http") == std::string::npos);

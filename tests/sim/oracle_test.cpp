@@ -62,7 +62,7 @@ TEST_CASE("The sustainable rate at the SLO is monotone in the SLO") {
   CHECK(impossible.rate_rps == 0);
 }
 
-TEST_CASE("The oracle is a lower bound: static provisioning uses at least its GPU-hours") {
+TEST_CASE("The per-replica estimate stays below a static fleet that meets the SLO on a smooth diurnal trace") {
   const auto fleet = one_variant_fleet(5, 120, 120, 0.01);
   const SloTargets slo{1500, 60};
   auto demand_trace = diurnal(4);

@@ -51,7 +51,7 @@ TEST_CASE("A scenario runs for its whole duration, and the duration override sho
   const auto full = run_scenario(prepared("tiny-pass"), "fixed");
   REQUIRE(full.ok());
   CHECK(full.value().run.series.back().time_s >= 300);
-  const auto short_run = run_scenario(prepared("tiny-pass", {120.0}), "fixed");
+  const auto short_run = run_scenario(prepared("tiny-pass", {120.0, std::nullopt, true}), "fixed");
   REQUIRE(short_run.ok());
   CHECK(short_run.value().run.report.requests < full.value().run.report.requests / 2 + 1);
 }
@@ -166,6 +166,7 @@ TEST_CASE("The oracle sizes each replica for the SLO's attainment: a stricter pr
   auto s = load_scenario(kTestDir + "/tiny-pass.yaml");
   REQUIRE(s.ok());
   s.value().checks.push_back({"gpu_hours_vs_oracle", 10, {}});
+  s.value().checks.push_back({"ramp_lead_s", -1e9, {{"from_s", 0}, {"to_s", 60}}});  // needs the per-replica rates
   s.value().slo_attainment = 0.8;
   auto loose = prepare_scenario(s.value());
   s.value().slo_attainment = 0.999;
@@ -173,6 +174,7 @@ TEST_CASE("The oracle sizes each replica for the SLO's attainment: a stricter pr
   REQUIRE(loose.ok());
   REQUIRE(strict.ok());
   REQUIRE(loose.value().sustainable_rps.size() == strict.value().sustainable_rps.size());
+  REQUIRE_FALSE(loose.value().sustainable_rps.empty());
   for (std::size_t v = 0; v < loose.value().sustainable_rps.size(); ++v) {
     INFO("variant " << v << ": " << loose.value().sustainable_rps[v] << " vs " << strict.value().sustainable_rps[v]);
     CHECK(strict.value().sustainable_rps[v] < loose.value().sustainable_rps[v]);

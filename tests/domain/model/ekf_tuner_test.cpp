@@ -204,3 +204,47 @@ TEST_CASE("Tuning is deterministic across a serialise/deserialise of the state")
   }
   CHECK(straight == restored);
 }
+
+// The headline gate (issue 20, item 8): the default threshold is the 97.5 % quantile of a
+// chi-square with 2 degrees of freedom, -2 ln(0.025) = 7.3778 (the header's comment says
+// 95 %, whose quantile would be 5.99), and the gate sits exactly there: an innovation 2 %
+// below it is learned from, one 2 % above it is rejected. Moving 7.378 either way by more
+// than that fails this test.
+TEST_CASE("The default NIS gate is the chi-square 2-dof 97.5 percent quantile and sits exactly there") {
+  CHECK(TunerConfig{}.max_nis == Approx(-2 * std::log(0.025)).epsilon(1e-4));
+  const auto obs = synthetic_observations(30, 0.02, 7);
+  const TunerState before = run(obs, TunerConfig{});
+  auto scaled = [&](double k) {
+    TunerObservation o = obs.back();
+    o.ttft_ms *= k;
+    o.itl_ms *= k;
+    return o;
+  };
+  auto nis_at = [&](double k) {
+    TunerConfig wide;
+    wide.max_nis = 1e9;  // measure the NIS without the gate
+    auto step = tune_step(before, scaled(k), wide);
+    REQUIRE(step.ok());
+    return step->nis;
+  };
+  // The outlier scale at which the NIS reaches `nis` (NIS grows with the scale above 1).
+  auto scale_for = [&](double nis) {
+    double lo = 1, hi = 20;
+    REQUIRE(nis_at(hi) > nis);
+    for (int i = 0; i < 60; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (nis_at(mid) < nis ? lo : hi) = mid;
+    }
+    return hi;
+  };
+  const double gate = 7.378;
+  auto below = tune_step(before, scaled(scale_for(gate * 0.98)), TunerConfig{});
+  auto above = tune_step(before, scaled(scale_for(gate * 1.02)), TunerConfig{});
+  REQUIRE(below.ok());
+  REQUIRE(above.ok());
+  INFO("NIS below " << below->nis << ", above " << above->nis);
+  CHECK(below->nis < gate);
+  CHECK(below->accepted);
+  CHECK(above->nis > gate);
+  CHECK_FALSE(above->accepted);
+}
