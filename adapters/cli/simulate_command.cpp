@@ -320,6 +320,8 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--speedup", f->speedup, "divide trace times by this")->capture_default_str();
   cmd->add_option("--rate-scale", f->rate_scale, "thin (<1) or duplicate (>1) requests")->capture_default_str();
   cmd->add_option("--window", f->window, "FROM:TO seconds of the trace");
+  cmd->add_option("--spread-buckets", f->spread_buckets_s,
+                  "spread requests sharing a timestamp evenly over this many seconds (quantised traces)");
   cmd->add_option("--oracle-window-s", f->oracle_window_s, "oracle planning window, s (the oracle holds a count per window)")->capture_default_str();
   cmd->add_option("--json", f->json, "write the summary JSON here");
   cmd->add_option("--report", f->report, "write the HTML report here");
