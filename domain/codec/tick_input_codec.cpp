@@ -261,14 +261,14 @@ Figure read_figure(const FieldReader& r) {
 
 json encode_reason(const Reason& reason) {
   json j{{"code", to_string(reason.code)}, {"text", reason.text}};
-  if (reason.kind.empty()) return j;
-  j["kind"] = reason.kind;
+  if (reason.kind().empty()) return j;
+  j["kind"] = reason.kind();
   json figures = json::array();
-  for (const Figure& f : reason.figures) figures.push_back(encode_figure(f));
+  for (const Figure& f : reason.figures()) figures.push_back(encode_figure(f));
   j["figures"] = std::move(figures);
-  if (!reason.causes.empty()) {
+  if (!reason.causes().empty()) {
     json causes = json::array();
-    for (const Reason& c : reason.causes) causes.push_back(encode_reason(c));
+    for (const Reason& c : reason.causes()) causes.push_back(encode_reason(c));
     j["causes"] = std::move(causes);
   }
   return j;
@@ -280,13 +280,15 @@ Reason read_reason(const FieldReader& r) {
   if (!parsed) code.fail("must be a reason code");
   Reason reason(*parsed, r.at("text").string());
   if (!r.has("kind")) return reason;
-  reason.kind = r.at("kind").string();
+  ReasonDetail detail;
+  detail.kind = r.at("kind").string();
   const FieldReader figures = r.at("figures");
-  for (std::size_t i = 0; i < figures.size(); ++i) reason.figures.push_back(read_figure(figures.at(i)));
+  for (std::size_t i = 0; i < figures.size(); ++i) detail.figures.push_back(read_figure(figures.at(i)));
   if (r.has("causes")) {
     const FieldReader causes = r.at("causes");
-    for (std::size_t i = 0; i < causes.size(); ++i) reason.causes.push_back(read_reason(causes.at(i)));
+    for (std::size_t i = 0; i < causes.size(); ++i) detail.causes.push_back(read_reason(causes.at(i)));
   }
+  reason.detail = std::make_shared<const ReasonDetail>(std::move(detail));
   return reason;
 }
 

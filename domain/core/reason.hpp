@@ -9,6 +9,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -60,18 +61,33 @@ struct Figure {
   bool operator==(const Figure&) const = default;
 };
 
+struct ReasonDetail;
+
 struct Reason {
   Reason() = default;
   // A reason given as text only, e.g. read from a record written before figures.
   Reason(ReasonCode c, std::string t) : code(c), text(std::move(t)) {}
 
   ReasonCode code = ReasonCode::kHold;
-  std::string text;             // rendered from kind, figures and causes
-  std::string kind;             // the sentence's shape; "" for a reason given as text only
-  std::vector<Figure> figures;
-  std::vector<Reason> causes;   // the reasons this one wraps, innermost last
+  std::string text;  // rendered from kind, figures and causes
+  // Kind, figures and causes, immutable once made (make_reason) and shared between
+  // copies: a reason travels through every stage and copy of a decision, and copying
+  // its figures each time cost more than the sizing. Null for a reason given as text.
+  std::shared_ptr<const ReasonDetail> detail;
 
-  bool operator==(const Reason&) const = default;
+  const std::string& kind() const;            // "" for a reason given as text only
+  const std::vector<Figure>& figures() const;
+  const std::vector<Reason>& causes() const;  // the reasons this one wraps, innermost last
+
+  bool operator==(const Reason& other) const;
+};
+
+struct ReasonDetail {
+  std::string kind;
+  std::vector<Figure> figures;
+  std::vector<Reason> causes;
+
+  bool operator==(const ReasonDetail&) const = default;
 };
 
 // A reason with its text rendered. Kinds are listed in reason_text.cpp; an unknown kind

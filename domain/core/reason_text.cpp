@@ -27,7 +27,7 @@ struct Kind {
 };
 
 std::string missing(const Reason& r, std::string_view what) {
-  return "<" + r.kind + ": no " + std::string(what) + ">";
+  return "<" + r.kind() + ": no " + std::string(what) + ">";
 }
 
 double number(const Reason& r, std::string_view name) {
@@ -78,7 +78,7 @@ std::string fill(const Reason& r, std::string_view pattern) {
       }
     } else if (field == "cause" || field == "cause2") {
       const std::size_t k = field == "cause" ? 0 : 1;
-      out += k < r.causes.size() ? r.causes[k].text : missing(r, field);
+      out += k < r.causes().size() ? r.causes()[k].text : missing(r, field);
     } else if (const Figure::Value* v = find_figure(r, field)) {
       out += format_value(*v, spec);
     } else {
@@ -91,7 +91,7 @@ std::string fill(const Reason& r, std::string_view pattern) {
 
 // hybrid: the optimizer's sentence, then the demand it sized for and the capacity.
 std::string render_hybrid(const Reason& r) {
-  std::string text = r.causes.empty() ? missing(r, "cause") : r.causes.front().text;
+  std::string text = r.causes().empty() ? missing(r, "cause") : r.causes().front().text;
   text += "; " + fill(r,
                       "demand {demand_rps} req/s (forecast {forecast_rps} req/s at t+{horizon_s:r} s, observed "
                       "{observed_rps} req/s + backlog {backlog}, {backlog_ahead:r} when new replicas are ready), "
@@ -123,7 +123,7 @@ std::string render_budget(const Reason& r) {
   std::string text = fill(r, cut ? "{change}: GPU budget cut the scale-up short" : "{change}: GPU budget blocked the scale-up");
   text += fill(r, " (wanted {wanted}, granted {target}; budget {gpu_budget} GPUs, {gpus_in_targets} in targets, "
                   "{gpus_per_replica} per replica)");
-  if (!r.causes.empty() && !r.causes.front().text.empty()) text += "; policy: " + r.causes.front().text;
+  if (!r.causes().empty() && !r.causes().front().text.empty()) text += "; policy: " + r.causes().front().text;
   return text;
 }
 
@@ -198,7 +198,7 @@ std::string role_sentence(const Reason& r) {
   const std::string role = role_figure && std::holds_alternative<std::string>(*role_figure)
                                ? std::get<std::string>(*role_figure) : std::string("?");
   std::string per_replica;
-  for (const Figure& f : r.figures) {
+  for (const Figure& f : r.figures()) {
     if (f.name.rfind("capacity_rps:", 0) != 0) continue;
     per_replica += (per_replica.empty() ? "" : ", ") + f.name.substr(13) + " " + format_value(f.value, "") + " req/s";
   }
@@ -218,7 +218,7 @@ std::string role_sentence(const Reason& r) {
 }
 
 std::string render_role_sized(const Reason& r) {
-  return (r.causes.empty() ? missing(r, "cause") : r.causes.front().text) + "; " + role_sentence(r);
+  return (r.causes().empty() ? missing(r, "cause") : r.causes().front().text) + "; " + role_sentence(r);
 }
 
 std::string render_role_no_capacity(const Reason& r) {
@@ -261,14 +261,14 @@ std::string load_signals(const Reason& r) {
 
 std::string render_load_vote(const Reason& r) {
   const std::string on = fill(r, " on all {engines} engine(s)");
-  if (r.kind == "load.vote.up") {
+  if (r.kind() == "load.vote.up") {
     const Figure::Value* above = find_figure(r, "above");
     const std::string n = above && std::holds_alternative<std::string>(*above) ? std::get<std::string>(*above) : "ttft";
     return load_signal(r, n) + ", above it" + on;
   }
-  if (r.kind == "load.vote.down") return load_signals(r) + fill(r, ", below {sensitivity} x target") + on;
-  if (r.kind == "load.vote.consolidate" || r.kind == "load.vote.refused") {
-    const bool refused = r.kind == "load.vote.refused";
+  if (r.kind() == "load.vote.down") return load_signals(r) + fill(r, ", below {sensitivity} x target") + on;
+  if (r.kind() == "load.vote.consolidate" || r.kind() == "load.vote.refused") {
+    const bool refused = r.kind() == "load.vote.refused";
     std::string text = load_signals(r) + (refused ? "; scale-down refused: on {remaining} engine(s) " : "; on {remaining} engine(s) ");
     std::string parts;
     if (find_figure(r, "ttft_added_ms")) {
@@ -283,7 +283,7 @@ std::string render_load_vote(const Reason& r) {
     if (parts.empty()) parts = "no latency target is at risk";
     return fill(r, text + parts);
   }
-  if (r.kind == "load.vote.single_engine") return load_signals(r) + "; one ready engine, nothing to consolidate";
+  if (r.kind() == "load.vote.single_engine") return load_signals(r) + "; one ready engine, nothing to consolidate";
   return load_signals(r) + fill(r, "; not all engines above the target nor below {sensitivity} x target");
 }
 
@@ -398,26 +398,46 @@ const Kind* find_kind(std::string_view name) {
 
 }  // namespace
 
+const std::string& Reason::kind() const {
+  static const std::string kNone;
+  return detail ? detail->kind : kNone;
+}
+
+const std::vector<Figure>& Reason::figures() const {
+  static const std::vector<Figure> kNone;
+  return detail ? detail->figures : kNone;
+}
+
+const std::vector<Reason>& Reason::causes() const {
+  static const std::vector<Reason> kNone;
+  return detail ? detail->causes : kNone;
+}
+
+bool Reason::operator==(const Reason& other) const {
+  if (code != other.code || text != other.text) return false;
+  if (detail == other.detail) return true;
+  if (!detail || !other.detail) return false;
+  return *detail == *other.detail;
+}
+
 const Figure::Value* find_figure(const Reason& reason, std::string_view name) {
-  for (const Figure& f : reason.figures) {
+  for (const Figure& f : reason.figures()) {
     if (f.name == name) return &f.value;
   }
   return nullptr;
 }
 
 std::string render_reason(const Reason& reason) {
-  if (reason.kind.empty()) return reason.text;
-  const Kind* kind = find_kind(reason.kind);
-  if (!kind) return "<unknown reason kind " + reason.kind + ">";
+  if (reason.kind().empty()) return reason.text;
+  const Kind* kind = find_kind(reason.kind());
+  if (!kind) return "<unknown reason kind " + reason.kind() + ">";
   return kind->render ? kind->render(reason) : fill(reason, kind->pattern);
 }
 
 Reason make_reason(ReasonCode code, std::string kind, std::vector<Figure> figures, std::vector<Reason> causes) {
   Reason r;
   r.code = code;
-  r.kind = std::move(kind);
-  r.figures = std::move(figures);
-  r.causes = std::move(causes);
+  r.detail = std::make_shared<const ReasonDetail>(ReasonDetail{std::move(kind), std::move(figures), std::move(causes)});
   r.text = render_reason(r);
   return r;
 }

@@ -62,10 +62,9 @@ std::vector<Figure> spare_figures(const SpareSummary& s, const SaturationConfig&
 std::vector<ScalingRequest> hold_all(std::span<const VariantState> variants, const Reason& why) {
   std::vector<ScalingRequest> out;
   for (const auto& v : variants) {
-    Reason r = why;
-    r.figures.insert(r.figures.begin(), {{"current", v.current_replicas}, {"target", v.current_replicas}});
-    r.text = render_reason(r);
-    out.push_back(hold(v.spec.name, v.current_replicas, std::move(r)));
+    std::vector<Figure> figures{{"current", v.current_replicas}, {"target", v.current_replicas}};
+    figures.insert(figures.end(), why.figures().begin(), why.figures().end());
+    out.push_back(hold(v.spec.name, v.current_replicas, make_reason(why.code, why.kind(), std::move(figures))));
   }
   return out;
 }

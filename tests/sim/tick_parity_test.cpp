@@ -93,9 +93,9 @@ bool same_outcome(const Decision& fresh, const Decision& recorded) {
 
 // Every sentence, down to the reasons it wraps, is rendered from its figures.
 bool rendered_from_figures(const Reason& reason) {
-  if (reason.kind.empty() || render_reason(reason) != reason.text) return false;
-  if (reason.text.find("<" + reason.kind + ": no ") != std::string::npos) return false;  // a figure was missing
-  return std::all_of(reason.causes.begin(), reason.causes.end(), rendered_from_figures);
+  if (reason.kind().empty() || render_reason(reason) != reason.text) return false;
+  if (reason.text.find("<" + reason.kind() + ": no ") != std::string::npos) return false;  // a figure was missing
+  return std::all_of(reason.causes().begin(), reason.causes().end(), rendered_from_figures);
 }
 
 DrivenPolicy driven(const std::string& name, const PolicyConfig& config) {

@@ -38,7 +38,7 @@ TEST_CASE("A hybrid sentence names the optimizer's choice, the demand and the ca
         "11.2 req/s at t+330 s, observed 10 req/s + backlog 40, 12 when new replicas are ready), peak 14 req/s over "
         "the last 300 s, supply 9 req/s; lambda* 7.88 req/s per replica, est. TTFT 665 ms incl. 25 ms observed "
         "queueing");
-  CHECK(r.causes.size() == 1);
+  CHECK(r.causes().size() == 1);
   CHECK(std::get<double>(*find_figure(r, "demand_rps")) == 12.5);
 }
 
@@ -65,8 +65,8 @@ TEST_CASE("A stage that changes a target keeps the policy's reason as its cause"
                                    {"cooldown_s", 300.0}},
                                   {policy});
   CHECK(held.text == "hold at 4, wanted 3: last change 60 s ago, scale-down cooldown 300 s");
-  REQUIRE(held.causes.size() == 1);
-  CHECK(held.causes[0].text == "hold at 4: 0 spare, less than one replica here or at its floor");
+  REQUIRE(held.causes().size() == 1);
+  CHECK(held.causes()[0].text == "hold at 4: 0 spare, less than one replica here or at its floor");
   const Reason limited = make_reason(ReasonCode::kScaleUp, "step.limited", {{"target", 6}}, {policy});
   CHECK(limited.text == policy.text + "; limited to 6 by the step limit");
 }
@@ -96,11 +96,11 @@ TEST_CASE("A reason round-trips through its codec with its figures, their types 
   const nlohmann::json j = encode_reason(r);
   const Reason back = read_reason(FieldReader(j, "reason"));
   CHECK(back.text == r.text);
-  CHECK(back.kind == r.kind);
-  CHECK(back.causes == r.causes);
-  REQUIRE(back.figures.size() == r.figures.size());
-  CHECK(std::holds_alternative<long long>(back.figures[0].value));
-  CHECK(std::isnan(std::get<double>(back.figures.back().value)));
+  CHECK(back.kind() == r.kind());
+  CHECK(back.causes() == r.causes());
+  REQUIRE(back.figures().size() == r.figures().size());
+  CHECK(std::holds_alternative<long long>(back.figures()[0].value));
+  CHECK(std::isnan(std::get<double>(back.figures().back().value)));
   CHECK(render_reason(back) == r.text);
 
   nlohmann::json bad = j;
