@@ -56,10 +56,12 @@ Result<FleetConfig> load_fleet_config(const std::string& path) {
   YamlFields top(path, root);
   FleetConfig fleet;
   std::string profiles_dir = "profiles";
-  reject_unknown_keys(top, root, {"model", "profiles_dir", "client_timeout_s", "kv_transfer", "variants"});
+  reject_unknown_keys(top, root,
+                      {"model", "profiles_dir", "client_timeout_s", "hpa_target_per_replica", "kv_transfer", "variants"});
   top.required_string("model", fleet.model);
   top.optional_string("profiles_dir", profiles_dir);
   top.optional_double("client_timeout_s", fleet.client_timeout_s, 0, 1e9);
+  top.optional_double("hpa_target_per_replica", fleet.hpa_target_per_replica, 0.001, 1e6);
   if (!top.ok()) return top.error();
   if (const YAML::Node kv = root["kv_transfer"]) {
     if (!kv.IsMap()) return invalid_argument(path + ": kv_transfer must be a mapping (fixed_ms, gbps, bytes_per_token)");

@@ -39,6 +39,9 @@ struct VariantConfig {
 struct FleetConfig {
   std::string model;
   double client_timeout_s = 0;  // 0 = clients never give up
+  // What the operator's HPA targets per replica (running + waiting requests), as in its
+  // manifest; 0 = not set (the hpa policy's default, or the scenario's, applies).
+  double hpa_target_per_replica = 0;
   std::vector<VariantConfig> variants;
   KvTransferConfig kv_transfer;  // used only when the fleet is disaggregated
 

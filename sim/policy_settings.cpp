@@ -11,6 +11,13 @@ double longest_client_timeout_s(std::span<const FleetConfig> fleets) {
   return longest;
 }
 
+double fleet_hpa_target(std::span<const FleetConfig> fleets, double fallback) {
+  for (const FleetConfig& fleet : fleets) {
+    if (fleet.hpa_target_per_replica > 0) return fleet.hpa_target_per_replica;
+  }
+  return fallback;
+}
+
 PolicyConfig policy_config(const PolicySettings& s) {
   PolicyConfig c;
   c.slo = s.slo;
@@ -22,6 +29,7 @@ PolicyConfig policy_config(const PolicySettings& s) {
   c.pd_band = s.pd_band;
   c.max_step_up = s.max_step_up;
   c.max_step_down = s.max_step_down;
+  c.target_concurrency_per_replica = s.hpa_target_per_replica;
   return c;
 }
 

@@ -31,10 +31,15 @@ struct PolicySettings {
   RatioBand pd_band = PolicyConfig{}.pd_band;  // prefill:decode replicas per model; {0, 0} = off
   int max_step_up = PolicyConfig{}.max_step_up;  // replicas per tick, 0 = unlimited
   int max_step_down = PolicyConfig{}.max_step_down;
+  // hpa: running + waiting requests per replica it targets.
+  double hpa_target_per_replica = PolicyConfig{}.target_concurrency_per_replica;
 };
 
 // What an operator configures as its gateway's timeout: the longest of the fleets'.
 double longest_client_timeout_s(std::span<const FleetConfig> fleets);
+
+// The HPA target the operator set in a fleet (the first fleet that sets one), or `fallback`.
+double fleet_hpa_target(std::span<const FleetConfig> fleets, double fallback);
 
 PolicyConfig policy_config(const PolicySettings& settings);
 

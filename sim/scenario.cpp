@@ -264,9 +264,10 @@ Result<std::vector<ModelSpec>> load_models(const std::string& path, const YAML::
 // scenario sets for every policy it runs; errors named "policy.<key>".
 std::optional<Error> load_policy(const std::string& path, const YAML::Node& node, ScenarioPolicy& out) {
   if (!node.IsMap())
-    return invalid_argument(path + ": policy must be a mapping of pd_band, max_step_up, max_step_down");
+    return invalid_argument(path + ": policy must be a mapping of pd_band, max_step_up, max_step_down, hpa_target");
   YamlFields f(path, node, "policy.");
-  reject_unknown_keys(f, node, {"pd_band", "max_step_up", "max_step_down"});
+  reject_unknown_keys(f, node, {"pd_band", "max_step_up", "max_step_down", "hpa_target"});
+  f.optional_double("hpa_target", out.hpa_target, 0.001, 1e6);
   f.optional_int("max_step_up", out.max_step_up, 0, 1000000);
   f.optional_int("max_step_down", out.max_step_down, 0, 1000000);
   if (f.ok() && node["pd_band"]) {

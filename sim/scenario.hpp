@@ -85,6 +85,7 @@ struct ScenarioPolicy {
   RatioBand pd_band = PolicySettings{}.pd_band;  // `pd_band: [min_prefill_per_decode, max_prefill_per_decode]`
   int max_step_up = PolicySettings{}.max_step_up;  // replicas per tick, 0 = unlimited
   int max_step_down = PolicySettings{}.max_step_down;
+  double hpa_target = 0;  // `hpa_target`: running + waiting requests per replica; 0 = the fleets' or the default
 };
 
 struct Scenario {

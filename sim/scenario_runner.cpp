@@ -171,6 +171,8 @@ PolicySettings policy_settings(const PreparedScenario& p) {
   settings.pd_band = s.policy.pd_band;
   settings.max_step_up = s.policy.max_step_up;
   settings.max_step_down = s.policy.max_step_down;
+  settings.hpa_target_per_replica =
+      s.policy.hpa_target > 0 ? s.policy.hpa_target : fleet_hpa_target(p.fleets, settings.hpa_target_per_replica);
   return settings;
 }
 

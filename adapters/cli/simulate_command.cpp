@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -40,6 +41,7 @@ struct SimulateFlags {
   sim::PolicySettings settings;  // the SLO and its attainment from the flags, the rest as defaulted
   double speedup = 1, rate_scale = 1, tick_s = 30, oracle_window_s = 300, spread_buckets_s = 0;
   std::uint64_t seed = 1;
+  bool hpa_target_given = false;
 };
 
 std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
@@ -55,6 +57,7 @@ std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
   if (cmd.count("--rate-scale")) s << " --rate-scale " << fmt_num(f.rate_scale);
   if (cmd.count("--window")) s << " --window " << f.window;
   if (cmd.count("--spread-buckets")) s << " --spread-buckets " << fmt_num(f.spread_buckets_s);
+  if (cmd.count("--hpa-target")) s << " --hpa-target " << fmt_num(f.settings.hpa_target_per_replica);
   if (cmd.count("--oracle-window-s")) s << " --oracle-window-s " << fmt_num(f.oracle_window_s);
   if (!f.json.empty()) s << " --json " << f.json;
   if (!f.report.empty()) s << " --report " << f.report;
@@ -87,6 +90,8 @@ SeedRun simulate_seed(const SimulateFlags& f, const sim::FleetConfig& fleet, con
   topts.seed = seed;
   sim::PolicySettings settings = f.settings;
   settings.client_timeout_s = sim::longest_client_timeout_s({&fleet, 1});  // the operator knows its gateway's
+  // --hpa-target, else the fleet's, else the hpa policy's default.
+  if (!f.hpa_target_given) settings.hpa_target_per_replica = sim::fleet_hpa_target({&fleet, 1}, settings.hpa_target_per_replica);
   const SloTargets slo = settings.slo;
   const auto wall_start = std::chrono::steady_clock::now();
 
@@ -215,7 +220,12 @@ void print_seed_line(std::uint64_t seed, const SeedRun& one) {
   std::fflush(stdout);
 }
 
-void run_simulate(const SimulateFlags& f, const CLI::App& cmd) {
+void run_simulate(const SimulateFlags& given, const CLI::App& cmd) {
+  SimulateFlags f = given;
+  f.hpa_target_given = cmd.count("--hpa-target") > 0;
+  if (f.hpa_target_given && !(std::isfinite(f.settings.hpa_target_per_replica) && f.settings.hpa_target_per_replica > 0)) {
+    throw UsageError("--hpa-target must be a finite number > 0, got " + fmt_num(f.settings.hpa_target_per_replica));
+  }
   require_nonnegative(f.settings.slo.ttft_ms, "--slo-ttft-ms");
   require_nonnegative(f.settings.slo.itl_ms, "--slo-itl-ms");
   if (!f.settings.slo.is_explicit())
@@ -320,6 +330,8 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--speedup", f->speedup, "divide trace times by this")->capture_default_str();
   cmd->add_option("--rate-scale", f->rate_scale, "thin (<1) or duplicate (>1) requests")->capture_default_str();
   cmd->add_option("--window", f->window, "FROM:TO seconds of the trace");
+  cmd->add_option("--hpa-target", f->settings.hpa_target_per_replica,
+                  "hpa: running + waiting requests per replica it targets (default: the fleet's hpa_target_per_replica, else 32)");
   cmd->add_option("--spread-buckets", f->spread_buckets_s,
                   "spread requests sharing a timestamp evenly over this many seconds (quantised traces)");
   cmd->add_option("--oracle-window-s", f->oracle_window_s, "oracle planning window, s (the oracle holds a count per window)")->capture_default_str();

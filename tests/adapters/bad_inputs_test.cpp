@@ -161,7 +161,7 @@ std::vector<BadInput> bad_inputs() {
       {"fleet unknown top-level key", {{"f.yaml", fleet("", "client_timeout: 120\n")}, {"t.csv", "0,10,10\n"}},
        "simulate --fleet {dir}/f.yaml --policy hpa --trace {dir}/t.csv",
        "--fleet: {dir}/f.yaml: client_timeout is not a known key (known: model, profiles_dir, client_timeout_s, "
-       "kv_transfer, variants)"},
+       "hpa_target_per_replica, kv_transfer, variants)"},
       {"fleet cost .inf", {{"f.yaml", with(fleet(""), "cost_per_replica_hour: 12", "cost_per_replica_hour: .inf")},
                            {"t.csv", "0,10,10\n"}},
        "simulate --fleet {dir}/f.yaml --policy hpa --trace {dir}/t.csv",

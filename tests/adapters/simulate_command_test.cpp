@@ -140,6 +140,7 @@ TEST_CASE("simulate rejects bad flags and files with exit status 2, naming the f
       {base_args() + " --policy fixed --speedup 0", "--speedup"},
       {base_args() + " --policy fixed --rate-scale -1", "--rate-scale"},
       {base_args() + " --policy fixed --window 9:x", "--window"},
+      {base_args() + " --policy hpa --hpa-target 0", "--hpa-target must be a finite number > 0, got 0"},
       {base_args() + " --policy fixed --trace-format csv", "--trace-format"},
       {base_args() + " --policy fixed --json /nonexistent-dir/out.json", "--json"},
       {base_args() + " --policy fixed --report /nonexistent-dir/out.html", "--report"},
@@ -250,4 +251,18 @@ TEST_CASE("simulate warns on stderr about a quantised trace, and --spread-bucket
   CHECK(spread.stderr_text.empty());
   CHECK_THAT(spread.stdout_text, Catch::Contains("--spread-buckets 3"));  // echoed in the command line
   std::remove(trace.c_str());
+}
+
+TEST_CASE("simulate --hpa-target sets what the hpa policy targets per replica, and the command echoes it") {
+  const auto row = [](const std::string& out) {
+    const auto at = out.find("\nhpa ");
+    REQUIRE(at != std::string::npos);
+    return out.substr(at, out.find('\n', at + 1) - at);
+  };
+  const auto standard = run_binary(base_args() + " --policy hpa");
+  const auto eager = run_binary(base_args() + " --policy hpa --hpa-target 1");
+  REQUIRE(standard.exit_status == 0);
+  REQUIRE(eager.exit_status == 0);
+  CHECK_THAT(eager.stdout_text, Catch::Contains("--hpa-target 1"));
+  CHECK(row(eager.stdout_text) != row(standard.stdout_text));  // 1 request per replica scales where 32 does not
 }

@@ -112,6 +112,22 @@ TEST_CASE("Disaggregated fleet errors name the variant's role or the kv_transfer
   }
 }
 
+TEST_CASE("A fleet may set the HPA target its operator runs, and a bad one is refused naming the key") {
+  auto set = load_fleet_config(write_config("hpa.yaml", "model: m\nhpa_target_per_replica: 12\n" + std::string(kVariant)));
+  INFO((set.ok() ? "" : set.error().message));
+  REQUIRE(set.ok());
+  CHECK(set->hpa_target_per_replica == 12);
+  auto unset = load_fleet_config(write_config("nohpa.yaml", "model: m\n" + std::string(kVariant)));
+  REQUIRE(unset.ok());
+  CHECK(unset->hpa_target_per_replica == 0);
+  for (const char* bad : {"0", ".nan", "-4"}) {
+    auto r = load_fleet_config(write_config("badhpa.yaml", "model: m\nhpa_target_per_replica: " + std::string(bad) + "\n" +
+                                                               std::string(kVariant)));
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::Contains("hpa_target_per_replica"));
+  }
+}
+
 TEST_CASE("Fleet config errors name the file, the key and the rule") {
   SECTION("a value out of range") {
     auto p = write_config("neg.yaml", std::string(kVariant) + "    max_replicas: -1\n");

@@ -32,6 +32,7 @@ TEST_CASE("policy_config carries every setting and makes the tail probability 1 
   s.pd_band = {0.4, 1.0};
   s.max_step_up = 2;
   s.max_step_down = 1;
+  s.hpa_target_per_replica = 8;
   const PolicyConfig c = policy_config(s);
   CHECK(c.slo == SloTargets{0, 80});
   CHECK(c.tail_probability == Approx(0.01));
@@ -42,6 +43,7 @@ TEST_CASE("policy_config carries every setting and makes the tail probability 1 
   CHECK(c.pd_band == capstan::RatioBand{0.4, 1.0});
   CHECK(c.max_step_up == 2);
   CHECK(c.max_step_down == 1);
+  CHECK(c.target_concurrency_per_replica == 8);
 }
 
 TEST_CASE("The client timeout is the longest of the fleets'") {
@@ -50,4 +52,13 @@ TEST_CASE("The client timeout is the longest of the fleets'") {
   fleets[1].client_timeout_s = 120;
   CHECK(longest_client_timeout_s(fleets) == 120);
   CHECK(longest_client_timeout_s({}) == 0);
+}
+
+TEST_CASE("The HPA target is the first fleet's that sets one, else the default") {
+  std::vector<FleetConfig> fleets(3);
+  CHECK(fleet_hpa_target(fleets, 32) == 32);
+  fleets[1].hpa_target_per_replica = 12;
+  fleets[2].hpa_target_per_replica = 20;
+  CHECK(fleet_hpa_target(fleets, 32) == 12);
+  CHECK(PolicySettings{}.hpa_target_per_replica == PolicyConfig{}.target_concurrency_per_replica);
 }

@@ -228,13 +228,14 @@ TEST_CASE("A stale metrics gap is a kind of its own") {
 }
 
 TEST_CASE("A scenario's policy key sets the P:D band and the step limits of every policy it runs") {
-  TempScenario f(kGood + "policy: {pd_band: [0.4, 1.0], max_step_up: 2, max_step_down: 1}\n");
+  TempScenario f(kGood + "policy: {pd_band: [0.4, 1.0], max_step_up: 2, max_step_down: 1, hpa_target: 10}\n");
   auto s = load_scenario(f.path());
   INFO((s.ok() ? "" : s.error().message));
   REQUIRE(s.ok());
   CHECK(s.value().policy.pd_band == capstan::RatioBand{0.4, 1.0});
   CHECK(s.value().policy.max_step_up == 2);
   CHECK(s.value().policy.max_step_down == 1);
+  CHECK(s.value().policy.hpa_target == 10);
   TempScenario none(kGood);
   auto plain = load_scenario(none.path());
   REQUIRE(plain.ok());
@@ -253,6 +254,7 @@ TEST_CASE("Bad policy keys in a scenario name the file, the key and the rule") {
   CHECK_THAT(load_error(kGood + "policy: {pd_band: [low, 1]}\n"),
              Catch::Contains("policy.pd_band must be a [min_prefill_per_decode, max_prefill_per_decode] pair"));
   CHECK_THAT(load_error(kGood + "policy: {max_step_up: -1}\n"), Catch::Contains("policy.max_step_up must be >= 0, got -1"));
+  CHECK_THAT(load_error(kGood + "policy: {hpa_target: .nan}\n"), Catch::Contains("policy.hpa_target"));
   CHECK_THAT(load_error(kGood + "policy: {predictor: holt}\n"), Catch::Contains("policy.predictor is not a known key"));
   CHECK_THAT(load_error(kGood + "policy: strict\n"), Catch::Contains("policy must be a mapping"));
 }
