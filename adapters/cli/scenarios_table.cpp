@@ -18,6 +18,67 @@ void add_unique(std::vector<std::string>& out, const std::string& name) {
   if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
 }
 
+// The scenarios and policies of a run's results, in order of first appearance, and one
+// cell per (policy, scenario): "-" where that pair did not run.
+struct Matrix {
+  std::vector<std::string> scenarios, policies;
+  std::vector<std::vector<std::string>> cells;
+};
+
+template <typename Result, typename Cell>
+Matrix matrix_of(const std::vector<Result>& results, Cell cell) {
+  Matrix m;
+  for (const auto& r : results) {
+    add_unique(m.scenarios, r.scenario);
+    add_unique(m.policies, r.policy);
+  }
+  m.cells.assign(m.policies.size(), std::vector<std::string>(m.scenarios.size(), "-"));
+  for (const auto& r : results) {
+    const auto p = static_cast<std::size_t>(std::find(m.policies.begin(), m.policies.end(), r.policy) - m.policies.begin());
+    const auto s = static_cast<std::size_t>(std::find(m.scenarios.begin(), m.scenarios.end(), r.scenario) - m.scenarios.begin());
+    m.cells[p][s] = cell(r);
+  }
+  return m;
+}
+
+// A policy x scenario table with a last column counting the PASS cells of each row.
+std::string matrix_text(const Matrix& m, const std::string& last_header) {
+  std::vector<std::size_t> widths;
+  for (std::size_t s = 0; s < m.scenarios.size(); ++s) {
+    std::size_t w = std::max<std::size_t>(m.scenarios[s].size(), 4) + 2;
+    for (const auto& row : m.cells) w = std::max(w, row[s].size() + 2);
+    widths.push_back(w);
+  }
+  std::size_t first = std::string("policy").size();
+  for (const auto& p : m.policies) first = std::max(first, p.size());
+  std::ostringstream out;
+  out << pad("policy", first + 2);
+  for (std::size_t s = 0; s < m.scenarios.size(); ++s) out << pad(m.scenarios[s], widths[s]);
+  out << last_header << "\n";
+  for (std::size_t p = 0; p < m.policies.size(); ++p) {
+    out << pad(m.policies[p], first + 2);
+    int passed = 0, total = 0;
+    for (std::size_t s = 0; s < m.scenarios.size(); ++s) {
+      out << pad(m.cells[p][s], widths[s]);
+      if (m.cells[p][s] != "-") ++total;
+      if (m.cells[p][s] == "PASS") ++passed;
+    }
+    out << passed << "/" << total << "\n";
+  }
+  return out.str();
+}
+
+// The start of each check row: scenario and policy padded to the widest of the results.
+template <typename Result>
+std::pair<std::size_t, std::size_t> name_widths(const std::vector<Result>& results) {
+  std::size_t scenario_w = 0, policy_w = 0;
+  for (const auto& r : results) {
+    scenario_w = std::max(scenario_w, r.scenario.size());
+    policy_w = std::max(policy_w, r.policy.size());
+  }
+  return {scenario_w + 2, policy_w + 2};
+}
+
 }  // namespace
 
 std::string format_check(const sim::CheckResult& c) {
@@ -27,48 +88,15 @@ std::string format_check(const sim::CheckResult& c) {
 }
 
 std::string format_scenario_matrix(const std::vector<sim::ScenarioResult>& results) {
-  std::vector<std::string> scenarios, policies;
-  for (const auto& r : results) {
-    add_unique(scenarios, r.scenario);
-    add_unique(policies, r.policy);
-  }
-  std::size_t first = std::string("policy").size();
-  for (const auto& p : policies) first = std::max(first, p.size());
-  std::ostringstream out;
-  out << pad("policy", first + 2);
-  std::vector<std::size_t> widths;
-  for (const auto& s : scenarios) {
-    widths.push_back(std::max<std::size_t>(s.size(), 4) + 2);
-    out << pad(s, widths.back());
-  }
-  out << "passed\n";
-  for (const auto& p : policies) {
-    out << pad(p, first + 2);
-    int passed = 0, total = 0;
-    for (std::size_t i = 0; i < scenarios.size(); ++i) {
-      std::string cell = "-";
-      for (const auto& r : results)
-        if (r.policy == p && r.scenario == scenarios[i]) {
-          cell = r.passed ? "PASS" : "FAIL";
-          passed += r.passed ? 1 : 0;
-          ++total;
-        }
-      out << pad(cell, widths[i]);
-    }
-    out << passed << "/" << total << "\n";
-  }
-  return out.str();
+  return matrix_text(matrix_of(results, [](const sim::ScenarioResult& r) { return r.passed ? "PASS" : "FAIL"; }),
+                     "passed");
 }
 
 std::string format_scenario_checks(const std::vector<sim::ScenarioResult>& results) {
-  std::size_t scenario_w = 0, policy_w = 0;
-  for (const auto& r : results) {
-    scenario_w = std::max(scenario_w, r.scenario.size());
-    policy_w = std::max(policy_w, r.policy.size());
-  }
+  const auto [scenario_w, policy_w] = name_widths(results);
   std::ostringstream out;
   for (const auto& r : results) {
-    out << pad(r.scenario, scenario_w + 2) << pad(r.policy, policy_w + 2) << (r.passed ? "PASS  " : "FAIL  ");
+    out << pad(r.scenario, scenario_w) << pad(r.policy, policy_w) << (r.passed ? "PASS  " : "FAIL  ");
     for (std::size_t i = 0; i < r.checks.size(); ++i) out << (i ? "; " : "") << format_check(r.checks[i]);
     out << "; GPU-hours " << fmt_num(std::round(r.gpu_hours * 100) / 100);
     if (r.static_gpu_hours && *r.static_gpu_hours > 0)
@@ -92,48 +120,18 @@ std::string rounded(double v) { return std::isnan(v) ? "never" : fmt_num(std::ro
 }  // namespace
 
 std::string format_seeded_matrix(const std::vector<sim::SeededResult>& results) {
-  std::vector<std::string> scenarios, policies;
-  for (const auto& r : results) {
-    add_unique(scenarios, r.scenario);
-    add_unique(policies, r.policy);
-  }
-  std::vector<std::vector<std::string>> cells(policies.size(), std::vector<std::string>(scenarios.size(), "-"));
-  std::vector<std::size_t> widths;
-  for (const auto& s : scenarios) widths.push_back(std::max<std::size_t>(s.size(), 4) + 2);
-  for (const auto& r : results) {
-    const auto p = static_cast<std::size_t>(std::find(policies.begin(), policies.end(), r.policy) - policies.begin());
-    const auto s = static_cast<std::size_t>(std::find(scenarios.begin(), scenarios.end(), r.scenario) - scenarios.begin());
-    cells[p][s] = r.passed() ? "PASS" : "FAIL@" + seeds_text(r.failed_seeds);
-    widths[s] = std::max(widths[s], cells[p][s].size() + 2);
-  }
-  std::size_t first = std::string("policy").size();
-  for (const auto& p : policies) first = std::max(first, p.size());
-  std::ostringstream out;
-  out << pad("policy", first + 2);
-  for (std::size_t i = 0; i < scenarios.size(); ++i) out << pad(scenarios[i], widths[i]);
-  out << "passed at every seed\n";
-  for (std::size_t p = 0; p < policies.size(); ++p) {
-    out << pad(policies[p], first + 2);
-    int passed = 0, total = 0;
-    for (std::size_t s = 0; s < scenarios.size(); ++s) {
-      out << pad(cells[p][s], widths[s]);
-      if (cells[p][s] != "-") ++total;
-      if (cells[p][s] == "PASS") ++passed;
-    }
-    out << passed << "/" << total << "\n";
-  }
-  return out.str();
+  return matrix_text(matrix_of(results,
+                               [](const sim::SeededResult& r) {
+                                 return r.passed() ? std::string("PASS") : "FAIL@" + seeds_text(r.failed_seeds);
+                               }),
+                     "passed at every seed");
 }
 
 std::string format_seeded_checks(const std::vector<sim::SeededResult>& results) {
-  std::size_t scenario_w = 0, policy_w = 0;
-  for (const auto& r : results) {
-    scenario_w = std::max(scenario_w, r.scenario.size());
-    policy_w = std::max(policy_w, r.policy.size());
-  }
+  const auto [scenario_w, policy_w] = name_widths(results);
   std::ostringstream out;
   for (const auto& r : results) {
-    out << pad(r.scenario, scenario_w + 2) << pad(r.policy, policy_w + 2) << (r.passed() ? "PASS  " : "FAIL  ");
+    out << pad(r.scenario, scenario_w) << pad(r.policy, policy_w) << (r.passed() ? "PASS  " : "FAIL  ");
     for (std::size_t i = 0; i < r.checks.size(); ++i) {
       const auto& c = r.checks[i];
       out << (i ? "; " : "") << c.name << " " << rounded(c.median) << " (" << rounded(c.worst) << ")"
