@@ -4,7 +4,16 @@
 
 namespace capstan {
 
+const PolicyConfig& TickConfigs::for_model(const ModelKey& model) const {
+  const auto it = models.find(model);
+  return it == models.end() ? fleet : it->second;
+}
+
 TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const PolicyConfig& config) {
+  return run_tick(std::move(memory), policy, input, TickConfigs{config, {}});
+}
+
+TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const TickConfigs& configs) {
   const TickTime time{input.now_s, input.interval_s};
   TickResult out;
   std::vector<std::vector<VariantView>> views(input.models.size());
@@ -12,7 +21,7 @@ TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInpu
     const ModelTickInput& model = input.models[m];
     for (const VariantTickInput& v : model.variants) {
       VariantMemory& slot = memory.variants[VariantKey{model.model, v.state.spec.name}];
-      Learned learned = policy.learn(std::move(slot), model.model, v, config, time);
+      Learned learned = policy.learn(std::move(slot), model.model, v, configs.for_model(model.model), time);
       slot = std::move(learned.next);
       views[m].push_back(std::move(learned.view));
       for (TickEvent& e : learned.events) out.events.push_back(std::move(e));
@@ -23,12 +32,12 @@ TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInpu
   for (std::size_t m = 0; m < input.models.size(); ++m) {
     const ModelTickInput& model = input.models[m];
     ModelState& slot = memory.models[model.model];
-    Planned planned = policy.plan(std::move(slot), model, views[m], config, time);
+    Planned planned = policy.plan(std::move(slot), model, views[m], configs.for_model(model.model), time);
     slot = std::move(planned.next);
     proposals.push_back(std::move(planned.proposal));
     for (TickEvent& e : planned.events) out.events.push_back(std::move(e));
   }
-  Allocated allocated = policy.allocate(std::move(memory.fleet), proposals, config, time);
+  Allocated allocated = policy.allocate(std::move(memory.fleet), proposals, configs.fleet, time);
   memory.fleet = std::move(allocated.next);
   for (TickEvent& e : allocated.events) out.events.push_back(std::move(e));
 

@@ -32,8 +32,20 @@ struct TickResult {
   std::vector<TickEvent> events;
 };
 
+// The configurations one tick runs under: the fleet's (allocate's: the GPU budget) and
+// each model's (learn's and plan's), for a daemon whose models override the fleet's
+// SLO; a model without its own runs under the fleet's.
+struct TickConfigs {
+  PolicyConfig fleet;
+  std::map<ModelKey, PolicyConfig> models;
+
+  const PolicyConfig& for_model(const ModelKey& model) const;
+};
+
 // A state missing from `memory` starts empty (a model or variant seen for the first
 // time); states of models absent from this input are kept as they are.
+TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const TickConfigs& configs);
+// Every model under one configuration.
 TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const PolicyConfig& config);
 
 }  // namespace capstan

@@ -111,6 +111,15 @@ class SpawnedBinary {
     return status;
   }
 
+  // SIGKILL at once, as a crash or an OOM kill would stop it; what it wrote to stdout
+  // before stays readable with read_line.
+  void kill_now() {
+    if (!running()) return;
+    ::kill(pid_, SIGKILL);
+    ::waitpid(pid_, nullptr, 0);
+    exit_status_ = -1;
+  }
+
   std::string stderr_text() const {
     std::ifstream in(stderr_path_);
     std::stringstream ss;

@@ -1,0 +1,325 @@
+#include "actors/fleet_actor.hpp"
+
+#include <chrono>
+#include <set>
+
+#include "actors/message_codec.hpp"
+#include "actors/model_actor.hpp"
+#include "domain/codec/tick_input_codec.hpp"
+
+namespace capstan::actors {
+
+namespace {
+
+using self_ptr = fleet_actor::stateful_pointer<FleetActorState>;
+
+caf::duration seconds(double s) { return caf::duration{std::chrono::microseconds(static_cast<long long>(s * 1e6))}; }
+
+std::string model_label(const ModelKey& m) { return m.ns + "/" + m.model_id; }
+
+// One tick in flight.
+struct TickRun {
+  TickTime time;
+  caf::typed_response_promise<TickSummary> promise;
+  TickSummary summary;
+  fleet::Observed observed;
+  std::vector<std::size_t> served;                 // indexes of the models planned, input order
+  std::vector<std::optional<PlanReply>> replies;   // per served model
+  std::size_t left = 0;
+  std::vector<storage::Event> events;
+  std::vector<Decision> decisions;
+  std::vector<storage::Snapshot> snapshots;
+};
+using RunPtr = std::shared_ptr<TickRun>;
+
+void add_event(TickRun& run, storage::Payload payload) { run.events.push_back({0, run.time.now_s, std::move(payload)}); }
+
+void add_incident(TickRun& run, std::optional<ModelKey> model, std::string kind, std::string detail) {
+  run.summary.incidents.push_back((model ? model_label(*model) + ": " : std::string()) + detail);
+  add_event(run, storage::Incident{std::move(model), std::move(kind), std::move(detail)});
+}
+
+model_actor model_for(self_ptr self, const ModelKey& key) {
+  auto& s = self->state;
+  if (auto it = s.models.find(key); it != s.models.end()) return it->second;
+  ModelSnapshot start;
+  start.policy = s.policy->name();
+  start.model = key;
+  if (auto r = s.restored.find(key); r != s.restored.end()) {
+    start = std::move(r->second);
+    s.restored.erase(r);
+  }
+  auto actor = self->spawn<caf::linked>(model_behavior, s.policy, std::move(start), s.options.timeouts.model_s);
+  s.models.emplace(key, actor);
+  return actor;
+}
+
+bool configured(const ConfigUpdate& config, const ModelKey& key) {
+  return config.any_model || config.models.count(key) > 0;
+}
+
+// Stops the actors of models the configuration no longer has.
+void stop_unconfigured(self_ptr self) {
+  auto& s = self->state;
+  for (auto it = s.models.begin(); it != s.models.end();) {
+    if (configured(s.config, it->first)) {
+      ++it;
+      continue;
+    }
+    self->unlink_from(it->second);
+    self->send_exit(it->second, caf::exit_reason::user_shutdown);
+    it = s.models.erase(it);
+  }
+}
+
+void deliver(self_ptr, const RunPtr& run) { run->promise.deliver(std::move(run->summary)); }
+
+void fail(const RunPtr& run, const std::string& what) {
+  run->promise.deliver(caf::make_error(caf::sec::runtime_error, what));
+}
+
+void actuate(self_ptr self, const RunPtr& run, std::vector<std::uint64_t> decision_seqs) {
+  auto& s = self->state;
+  if (run->decisions.empty()) return deliver(self, run);
+  self->request(s.actuator, seconds(s.options.timeouts.actuation_s), actuate_atom::value,
+                ActuationRequest{run->decisions, std::move(decision_seqs), run->time.now_s})
+      .then(
+          [self, run](ActuationReport& report) {
+            auto& s = self->state;
+            std::vector<storage::Event> events;
+            for (storage::ActuationRecorded& a : report.results) {
+              if (a.status == "applied") s.awaiting[a.variant] = a.target;
+              if (a.status == "failed")
+                run->summary.incidents.push_back(a.variant.model.model_id + "/" + a.variant.variant + ": scaling to " +
+                                                 std::to_string(a.target) + " failed: " + a.error);
+              events.push_back({0, run->time.now_s, std::move(a)});
+            }
+            if (events.empty()) return deliver(self, run);
+            self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
+                          JournalBatch{std::move(events), {}})
+                .then([self, run](JournalAck& ack) {
+                  run->summary.last_seq = ack.last_seq;
+                  deliver(self, run);
+                },
+                      [run](caf::error& err) { fail(run, "journal: " + to_string(err)); });
+          },
+          [self, run](caf::error& err) {
+            // A connector that hangs or fails: the tick is over all the same, and the
+            // next tick asserts every target again.
+            auto& s = self->state;
+            TickRun note;
+            note.time = run->time;
+            add_incident(note, std::nullopt, "actuation_timeout", "the connector did not answer: " + to_string(err));
+            run->summary.incidents.push_back(note.summary.incidents.front());
+            self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
+                          JournalBatch{std::move(note.events), {}})
+                .then([self, run](JournalAck& ack) {
+                  run->summary.last_seq = ack.last_seq;
+                  deliver(self, run);
+                },
+                      [run](caf::error& e) { fail(run, "journal: " + to_string(e)); });
+          });
+}
+
+void journal_tick(self_ptr self, const RunPtr& run) {
+  auto& s = self->state;
+  for (const Decision& d : run->decisions) add_event(*run, DecisionMade{d});
+  // Where each decision event lands: the batch's last events, in decision order.
+  const std::size_t first_decision = run->events.size() - run->decisions.size();
+  self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
+                JournalBatch{std::move(run->events), std::move(run->snapshots)})
+      .then(
+          [self, run, first_decision](JournalAck& ack) {
+            run->summary.last_seq = ack.last_seq;
+            std::vector<std::uint64_t> seqs;
+            for (std::size_t i = 0; i < run->decisions.size(); ++i) seqs.push_back(ack.first_seq + first_decision + i);
+            actuate(self, run, std::move(seqs));
+          },
+          [run](caf::error& err) { fail(run, "journal: " + to_string(err)); });
+}
+
+std::string fleet_snapshot_bytes(const FleetActorState& s, const TickTime& time) {
+  nlohmann::json awaiting = nlohmann::json::array();
+  for (const auto& [key, target] : s.awaiting)
+    awaiting.push_back({{"model", encode_model_key(key.model)}, {"variant", key.variant}, {"target", target}});
+  const nlohmann::json j = {{"schema", 1},
+                            {"policy", s.policy->name()},
+                            {"tick", s.tick},
+                            {"now_s", time.now_s},
+                            {"config", to_message_json(s.config)},
+                            {"awaiting", awaiting}};
+  const auto bytes = nlohmann::json::to_msgpack(j);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+void snapshot_then_journal(self_ptr self, const RunPtr& run) {
+  auto& s = self->state;
+  if (s.options.snapshot_every_ticks <= 0 || s.tick % static_cast<std::uint64_t>(s.options.snapshot_every_ticks) != 0 ||
+      s.models.empty())
+    return journal_tick(self, run);
+  run->snapshots.push_back({"fleet", 0, run->time.now_s, fleet_snapshot_bytes(s, run->time)});
+  auto left = std::make_shared<std::size_t>(s.models.size());
+  auto failed = std::make_shared<bool>(false);
+  for (const auto& [key, actor] : s.models) {
+    self->request(actor, seconds(s.options.timeouts.model_s), snapshot_atom::value)
+        .then(
+            [self, run, left, failed](ModelSnapshot& snapshot) {
+              if (*failed) return;
+              const auto bytes = nlohmann::json::to_msgpack(to_message_json(snapshot));
+              run->snapshots.push_back({model_label(snapshot.model), 0, run->time.now_s, std::string(bytes.begin(), bytes.end())});
+              if (--*left == 0) journal_tick(self, run);
+            },
+            [self, run, left, failed, key = key](caf::error& err) {
+              if (*failed) return;
+              // A snapshot is complete or not written: the tick goes on without one.
+              *failed = true;
+              run->snapshots.clear();
+              add_incident(*run, key, "snapshot_failed", "no snapshot this tick: " + to_string(err));
+              journal_tick(self, run);
+            });
+  }
+}
+
+void finish_plans(self_ptr self, const RunPtr& run) {
+  auto& s = self->state;
+  std::vector<ModelProposal> proposals;
+  std::vector<model_actor> planned;
+  std::vector<TickEvent> plan_events;
+  const auto& models = run->observed.input.models;
+  // Learn's events, model by model, then plan's: the one driver's order.
+  for (std::size_t k = 0; k < run->served.size(); ++k) {
+    const ModelKey& key = models[run->served[k]].model;
+    if (!run->replies[k]) continue;
+    PlanReply& reply = *run->replies[k];
+    for (TickEvent& e : reply.learn_events) add_event(*run, std::move(e));
+    for (TickEvent& e : reply.plan_events) plan_events.push_back(std::move(e));
+    proposals.push_back(std::move(reply.proposal));
+    planned.push_back(s.models.at(key));
+  }
+  for (TickEvent& e : plan_events) add_event(*run, std::move(e));
+  Allocated allocated = s.policy->allocate(std::move(s.fleet), proposals, s.config.fleet, run->time);
+  s.fleet = std::move(allocated.next);
+  for (TickEvent& e : allocated.events) add_event(*run, std::move(e));
+  std::size_t first = 0;
+  for (std::size_t k = 0; k < proposals.size(); ++k) {
+    const std::size_t n = proposals[k].decisions.size();
+    std::vector<Decision> mine(allocated.decisions.begin() + static_cast<std::ptrdiff_t>(first),
+                               allocated.decisions.begin() + static_cast<std::ptrdiff_t>(first + n));
+    self->send(planned[k], settle_atom::value, SettleRequest{std::move(mine)});
+    first += n;
+  }
+  run->decisions = std::move(allocated.decisions);
+  run->summary.decisions = run->decisions;
+  snapshot_then_journal(self, run);
+}
+
+void record_acknowledged(FleetActorState& s, TickRun& run) {
+  for (const ModelTickInput& m : run.observed.input.models)
+    for (const VariantTickInput& v : m.variants) {
+      const VariantKey key{m.model, v.state.spec.name};
+      const auto it = s.awaiting.find(key);
+      if (it == s.awaiting.end() || v.state.current_replicas != it->second || v.state.pending_replicas != 0) continue;
+      add_event(run, storage::ActuationRecorded{key, "acknowledged", it->second, v.state.current_replicas, "", 0});
+      s.awaiting.erase(it);
+    }
+}
+
+void on_observed(self_ptr self, const RunPtr& run) {
+  auto& s = self->state;
+  run->summary.more = run->observed.more;
+  run->summary.last = run->observed.last;
+  if (!run->observed.more) return deliver(self, run);  // nothing more to decide: the run is over
+  run->summary.tick = ++s.tick;
+  add_event(*run, storage::TickStarted{s.tick, run->time.now_s, run->time.interval_s});
+  if (s.record_config) {
+    // The whole update, so that a restart's fold runs each tick under the very
+    // configurations it ran under live; the layers each value came from beside it.
+    const auto origins = s.config.applied.is_object() && s.config.applied.contains("origins")
+                             ? s.config.applied.at("origins")
+                             : nlohmann::json::object();
+    add_event(*run, storage::ConfigApplied{to_message_json(s.config), origins});
+    s.record_config = false;
+  }
+  for (ConfigRejection& r : s.rejections_to_record) add_event(*run, storage::ConfigRejected{r.source, r.error});
+  s.rejections_to_record.clear();
+  const auto& models = run->observed.input.models;
+  for (std::size_t m = 0; m < models.size(); ++m) {
+    if (!configured(s.config, models[m].model)) continue;
+    run->served.push_back(m);
+    add_event(*run, storage::ObservationRecorded{models[m]});
+  }
+  record_acknowledged(s, *run);
+  run->replies.resize(run->served.size());
+  run->left = run->served.size();
+  if (run->left == 0) return finish_plans(self, run);
+  const TickConfigs configs = tick_configs(s.config);
+  for (std::size_t k = 0; k < run->served.size(); ++k) {
+    const ModelTickInput& input = models[run->served[k]];
+    self->request(model_for(self, input.model), seconds(s.options.timeouts.model_s), plan_atom::value,
+                  PlanRequest{input, configs.for_model(input.model), run->time})
+        .then(
+            [self, run, k](PlanReply& reply) {
+              run->replies[k] = std::move(reply);
+              if (--run->left == 0) finish_plans(self, run);
+            },
+            [self, run, k](caf::error& err) {
+              const ModelKey& key = run->observed.input.models[run->served[k]].model;
+              add_incident(*run, key, "model_timeout",
+                           "did not plan in time (" + to_string(err) + "); its last decisions stay in force");
+              if (--run->left == 0) finish_plans(self, run);
+            });
+  }
+}
+
+}  // namespace
+
+TickConfigs tick_configs(const ConfigUpdate& config) { return TickConfigs{config.fleet, config.models}; }
+
+fleet_actor::behavior_type fleet_behavior(self_ptr self, std::shared_ptr<const TickPolicy> policy, ConfigUpdate config,
+                                          FleetStart start, FleetOptions options, collector_actor collector,
+                                          journal_actor journal, actuator_actor actuator) {
+  auto& s = self->state;
+  s.policy = std::move(policy);
+  s.options = options;
+  s.config = std::move(config);
+  s.fleet = start.state;
+  s.tick = start.last_tick;
+  s.restored = std::move(start.models);
+  s.awaiting = std::move(start.awaiting);
+  s.collector = std::move(collector);
+  s.journal = std::move(journal);
+  s.actuator = std::move(actuator);
+  return {
+      [self](tick_atom, const TickTime& time) -> caf::result<TickSummary> {
+        auto run = std::make_shared<TickRun>();
+        run->time = time;
+        run->promise = self->make_response_promise<TickSummary>();
+        run->summary.now_s = time.now_s;
+        self->request(self->state.collector, seconds(self->state.options.timeouts.observe_s), observe_atom::value, time)
+            .then(
+                [self, run](fleet::Observed& observed) {
+                  run->observed = std::move(observed);
+                  on_observed(self, run);
+                },
+                [self, run](caf::error& err) {
+                  // No observations: nothing is decided, and the tick says why.
+                  auto& s = self->state;
+                  run->summary.tick = ++s.tick;
+                  add_event(*run, storage::TickStarted{s.tick, run->time.now_s, run->time.interval_s});
+                  add_incident(*run, std::nullopt, "observe_failed",
+                               "no observations this tick (" + to_string(err) + "); every target stays");
+                  journal_tick(self, run);
+                });
+        return run->promise;
+      },
+      [self](config_atom, ConfigUpdate& update) {
+        auto& s = self->state;
+        s.record_config = true;
+        s.config = std::move(update);
+        stop_unconfigured(self);
+      },
+      [self](config_atom, ConfigRejection& rejection) { self->state.rejections_to_record.push_back(std::move(rejection)); },
+  };
+}
+
+}  // namespace capstan::actors

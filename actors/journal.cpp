@@ -1,0 +1,18 @@
+#include "actors/journal.hpp"
+
+namespace capstan::actors {
+
+journal_actor::behavior_type journal_behavior(journal_actor::pointer, std::shared_ptr<storage::EventStore> store) {
+  return {
+      [store](append_atom, JournalBatch& batch) -> caf::result<JournalAck> {
+        const std::uint64_t before = store->last_sequence();
+        const std::uint64_t last = before + batch.events.size();
+        for (storage::Snapshot& s : batch.snapshots) s.seq = last;
+        auto appended = store->append(std::move(batch.events), std::move(batch.snapshots));
+        if (!appended.ok()) return caf::make_error(caf::sec::runtime_error, "event store: " + appended.error().message);
+        return JournalAck{appended.value().empty() ? 0 : appended.value().front().seq, store->last_sequence()};
+      },
+  };
+}
+
+}  // namespace capstan::actors

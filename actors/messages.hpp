@@ -1,0 +1,158 @@
+// Every message the daemon's actors exchange and every typed actor interface, in one
+// place (STYLE.md: the protocol visible at a glance). A tick flows:
+//
+//   driver --tick--> fleet --observe--> collector (the metrics source)
+//                    fleet --plan-->  model --learn--> variant     (per model, per variant)
+//                    fleet: allocate (the GPU budget across models)
+//                    fleet --settle--> model --commit--> variant   (states move on)
+//                    fleet --append--> journal (durable: one RocksDB WriteBatch)
+//                    fleet --actuate--> actuator (the connector), results appended
+//
+// The actors only carry state between ticks and move messages; the work is the tick's
+// three value functions (domain/tick/tick_policy.hpp). A learned or planned state is
+// held as pending until the fleet settles the tick, so a model that timed out moves on
+// not at all, exactly as a restart that folds the recorded events sees it.
+//
+// Messages that carry domain values have an `inspect` overload that goes through the
+// project's codecs (message_codec.hpp), so they can cross a process boundary in the
+// same versioned form the event store records; inside the daemon they are only moved.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "adapters/fleet/metrics_source.hpp"
+#include "domain/stages/tick_finisher.hpp"
+#include "domain/tick/tick_driver.hpp"
+#include "storage/event_store.hpp"
+
+namespace capstan::actors {
+
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+using observe_atom = caf::atom_constant<caf::atom("observe")>;
+using learn_atom = caf::atom_constant<caf::atom("learn")>;
+using plan_atom = caf::atom_constant<caf::atom("plan")>;
+using settle_atom = caf::atom_constant<caf::atom("settle")>;
+using commit_atom = caf::atom_constant<caf::atom("commit")>;
+using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;
+using append_atom = caf::atom_constant<caf::atom("append")>;
+using actuate_atom = caf::atom_constant<caf::atom("actuate")>;
+using config_atom = caf::atom_constant<caf::atom("config")>;
+
+// variant <- model: learn from this tick's pods.
+struct LearnRequest {
+  ModelKey model;
+  VariantTickInput input;
+  PolicyConfig config;
+  TickTime time;
+};
+struct LearnReply {
+  VariantView view;
+  std::vector<TickEvent> events;
+};
+
+// model <- fleet: learn every variant, then plan.
+struct PlanRequest {
+  ModelTickInput input;
+  PolicyConfig config;
+  TickTime time;
+};
+struct PlanReply {
+  ModelProposal proposal;
+  std::vector<TickEvent> learn_events;  // variant by variant
+  std::vector<TickEvent> plan_events;
+};
+
+// model <- fleet: the fleet's final word on the model's variants (its order).
+struct SettleRequest {
+  std::vector<Decision> decisions;
+};
+
+// The state of one model and its variants, for a snapshot and for a restart.
+struct ModelSnapshot {
+  std::string policy;  // whose memory `state` holds
+  ModelKey model;
+  ModelState state;
+  std::map<std::string, VariantMemory> variants;
+};
+
+// journal <- fleet: one durable batch.
+struct JournalBatch {
+  std::vector<storage::Event> events;
+  std::vector<storage::Snapshot> snapshots;
+};
+struct JournalAck {
+  std::uint64_t first_seq = 0;  // of the batch's first event; 0 for an empty batch
+  std::uint64_t last_seq = 0;   // the store's last sequence after the batch
+};
+
+// actuator <- fleet: decisions made durable, with the sequence of each decision event.
+struct ActuationRequest {
+  std::vector<Decision> decisions;
+  std::vector<std::uint64_t> decision_seqs;
+  double now_s = 0;
+};
+struct ActuationReport {
+  std::vector<storage::ActuationRecorded> results;
+};
+
+// fleet <- config watcher: a validated configuration to apply from the next tick.
+struct ConfigUpdate {
+  std::string policy;
+  PolicyConfig fleet;                           // allocate's (the GPU budget)
+  std::map<ModelKey, PolicyConfig> models;      // each model's, its overrides applied
+  bool any_model = true;                        // no model declared: every observed model is served
+  nlohmann::json applied;                       // what the config_applied event records
+};
+
+// fleet <- config watcher: a change that failed validation; the last good configuration
+// stays, and the next tick records why (a config_rejected event).
+struct ConfigRejection {
+  std::string source;
+  std::string error;
+};
+
+// driver <- fleet: how a tick went.
+struct TickSummary {
+  std::uint64_t tick = 0;
+  double now_s = 0;
+  bool more = true;  // false: the source has nothing more (a finished simulated trace)
+  bool last = false;
+  std::vector<Decision> decisions;
+  std::vector<std::string> incidents;  // human sentences of this tick's incidents
+  std::uint64_t last_seq = 0;
+};
+
+// ---- typed actor interfaces ------------------------------------------------------
+
+using variant_actor = caf::typed_actor<caf::replies_to<learn_atom, LearnRequest>::with<LearnReply>,
+                                       caf::reacts_to<commit_atom>,
+                                       caf::replies_to<snapshot_atom>::with<VariantMemory>>;
+
+using model_actor = caf::typed_actor<caf::replies_to<plan_atom, PlanRequest>::with<PlanReply>,
+                                     caf::reacts_to<settle_atom, SettleRequest>,
+                                     caf::replies_to<snapshot_atom>::with<ModelSnapshot>>;
+
+using collector_actor = caf::typed_actor<caf::replies_to<observe_atom, TickTime>::with<fleet::Observed>>;
+
+using journal_actor = caf::typed_actor<caf::replies_to<append_atom, JournalBatch>::with<JournalAck>>;
+
+using actuator_actor = caf::typed_actor<caf::replies_to<actuate_atom, ActuationRequest>::with<ActuationReport>>;
+
+using fleet_actor = caf::typed_actor<caf::replies_to<tick_atom, TickTime>::with<TickSummary>,
+                                     caf::reacts_to<config_atom, ConfigUpdate>,
+                                     caf::reacts_to<config_atom, ConfigRejection>>;
+
+// Re-reads the configuration (its loader is given at spawn), sends the fleet a change
+// or a rejection, then replies; the driver asks before every tick, so a change applies
+// from the next tick.
+using check_atom = caf::atom_constant<caf::atom("check")>;
+using config_watcher_actor = caf::typed_actor<caf::replies_to<check_atom>::with<bool>>;
+
+}  // namespace capstan::actors
+
+#include "actors/message_inspect.hpp"
