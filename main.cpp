@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/cli/analyze_command.hpp"
+#include "adapters/cli/config_command.hpp"
 #include "adapters/cli/run_command.hpp"
 #include "adapters/cli/scenarios_command.hpp"
 #include "adapters/cli/sim_serve_command.hpp"
@@ -22,6 +23,7 @@ int main(int argc, char** argv) {
   int status = 0;
   capstan::cli::add_scenarios_command(app, status);
   capstan::cli::add_run_command(app, status);
+  capstan::cli::add_config_command(app, status);
 
   try {
     app.parse(argc, argv);

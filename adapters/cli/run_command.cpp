@@ -98,7 +98,7 @@ void run(const RunFlags& f, int& status) {
   if (!sources.file && !sources.configmap_dir) {
     bool names_source = false;
     for (const auto& [key, value] : sources.flags) names_source |= key == "sim_trace" || key == "sim_fleet";
-    for (const auto& [key, value] : sources.env) names_source |= key == "CAPSTAN_SIM_TRACE" || key == "CAPSTAN_SIM_FLEET";
+    for (const auto& [key, value] : sources.env) names_source |= key == "CAPSTAN_TRACE" || key == "CAPSTAN_FLEET";
     if (!names_source) sources.file = demo_config_path();
   }
   auto effective = config::load_config(sources);

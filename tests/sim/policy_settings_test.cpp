@@ -1,4 +1,5 @@
 #include "sim/policy_settings.hpp"
+#include "sim/sustainable_rate.hpp"
 
 #include <vector>
 
