@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "adapters/cli/analyze_command.hpp"
+#include "adapters/cli/replay_command.hpp"
 #include "adapters/cli/scenarios_command.hpp"
 #include "adapters/cli/sim_serve_command.hpp"
 #include "adapters/cli/simulate_command.hpp"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   capstan::cli::add_sim_serve_command(app);
   int status = 0;
   capstan::cli::add_scenarios_command(app, status);
+  capstan::cli::add_replay_command(app, status);
 
   try {
     app.parse(argc, argv);
