@@ -6,6 +6,7 @@
 
 #include "adapters/cli/analyze_command.hpp"
 #include "adapters/cli/config_command.hpp"
+#include "adapters/cli/replay_command.hpp"
 #include "adapters/cli/run_command.hpp"
 #include "adapters/cli/scenarios_command.hpp"
 #include "adapters/cli/sim_serve_command.hpp"
@@ -24,6 +25,7 @@ int main(int argc, char** argv) {
   capstan::cli::add_scenarios_command(app, status);
   capstan::cli::add_run_command(app, status);
   capstan::cli::add_config_command(app, status);
+  capstan::cli::add_replay_command(app, status);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,234 @@
+#include "storage/records.hpp"
+
+#include <algorithm>
+#include <span>
+#include <type_traits>
+
+#include "domain/codec/event_codec.hpp"
+#include "domain/codec/field_reader.hpp"
+#include "domain/codec/msgpack_reader.hpp"
+#include "domain/codec/tick_input_codec.hpp"
+#include "storage/event_value_writer.hpp"
+
+namespace capstan::storage {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kActuationStatuses[] = {"requested", "applied", "failed", "acknowledged"};
+
+std::optional<ModelKey> tick_event_model(const TickEvent& event) {
+  return std::visit(
+      [](const auto& e) -> ModelKey {
+        using T = std::decay_t<decltype(e)>;
+        if constexpr (std::is_same_v<T, ParamsLearned> || std::is_same_v<T, ColdStartLearned>) {
+          return e.variant.model;
+        } else if constexpr (std::is_same_v<T, DecisionMade>) {
+          return e.decision.model;
+        } else {
+          return e.model;
+        }
+      },
+      event);
+}
+
+json encode_optional_model(const std::optional<ModelKey>& model) {
+  return model ? encode_model_key(*model) : json();
+}
+
+std::optional<ModelKey> read_optional_model(const FieldReader& r) {
+  if (r.is_null()) return std::nullopt;
+  return read_model_key(r);
+}
+
+json encode_payload(const TickStarted& p) {
+  return {{"tick", p.tick}, {"now_s", encode_number(p.now_s)}, {"interval_s", encode_number(p.interval_s)}};
+}
+json encode_payload(const ObservationRecorded& p) { return encode_model_tick_input(p.input); }
+json encode_payload(const ConfigApplied& p) { return {{"effective", p.effective}, {"origins", p.origins}}; }
+json encode_payload(const ConfigRejected& p) { return {{"source", p.source}, {"error", p.error}}; }
+json encode_payload(const ActuationRecorded& p) {
+  return {{"model", encode_model_key(p.variant.model)},
+          {"variant", p.variant.variant},
+          {"status", p.status},
+          {"target", p.target},
+          {"replicas", p.replicas},
+          {"error", p.error},
+          {"attempt", p.attempt}};
+}
+json encode_payload(const Incident& p) {
+  return {{"model", encode_optional_model(p.model)}, {"kind", p.kind}, {"detail", p.detail}};
+}
+json encode_payload(const TickEvent& p) { return encode_event(p); }
+
+json encode_payload(const Payload& payload) {
+  return std::visit([](const auto& p) { return encode_payload(p); }, payload);
+}
+
+// A record embedded with its own schema, read by the codec that owns it; its error is
+// carried into ours under the payload's name.
+template <class T>
+T read_embedded(const FieldReader& payload, Result<T> decoded) {
+  if (!decoded) throw CodecError(payload.path() + " (" + decoded.error().message + ")");
+  return std::move(decoded).value();
+}
+
+Payload read_payload(const FieldReader& type, const FieldReader& r) {
+  const std::string name = type.string();
+  if (name == "tick") {
+    return TickStarted{r.at("tick").unsigned64(), r.at("now_s").number(), r.at("interval_s").number()};
+  }
+  if (name == "observation") {
+    return ObservationRecorded{read_embedded(r, decode_model_tick_input(r.json()))};
+  }
+  if (name == "config_applied") {
+    return ConfigApplied{r.at("effective").json(), r.at("origins").json()};
+  }
+  if (name == "config_rejected") return ConfigRejected{r.at("source").string(), r.at("error").string()};
+  if (name == "actuation") {
+    ActuationRecorded a;
+    a.variant = {read_model_key(r.at("model")), r.at("variant").string()};
+    const FieldReader status = r.at("status");
+    a.status = status.string();
+    if (std::find(std::begin(kActuationStatuses), std::end(kActuationStatuses), a.status) ==
+        std::end(kActuationStatuses)) {
+      status.fail("must be requested, applied, failed or acknowledged");
+    }
+    a.target = r.at("target").int32();
+    a.replicas = r.at("replicas").int32();
+    a.error = r.at("error").string();
+    a.attempt = r.at("attempt").int32();
+    return a;
+  }
+  if (name == "incident") return Incident{read_optional_model(r.at("model")), r.at("kind").string(), r.at("detail").string()};
+  for (const char* tick_type : {"params_learned", "cold_start_learned", "forecast", "capacity", "stage", "decision"}) {
+    if (name != tick_type) continue;
+    TickEvent event = read_embedded(r, decode_event(r.json()));
+    if (name != capstan::event_type(event)) type.fail("does not match the payload's type");
+    return event;
+  }
+  type.fail("is not a known event type");
+}
+
+std::string event_what(std::uint64_t seq) { return "event " + std::to_string(seq); }
+
+json parse_value(std::string_view bytes) {
+  return json::from_msgpack(bytes.begin(), bytes.end());
+}
+
+}  // namespace
+
+std::string event_type(const Payload& payload) {
+  struct Name {
+    std::string operator()(const TickStarted&) const { return "tick"; }
+    std::string operator()(const ObservationRecorded&) const { return "observation"; }
+    std::string operator()(const ConfigApplied&) const { return "config_applied"; }
+    std::string operator()(const ConfigRejected&) const { return "config_rejected"; }
+    std::string operator()(const ActuationRecorded&) const { return "actuation"; }
+    std::string operator()(const Incident&) const { return "incident"; }
+    std::string operator()(const TickEvent& e) const { return capstan::event_type(e); }
+  };
+  return std::visit(Name{}, payload);
+}
+
+const std::vector<std::string>& known_event_types() {
+  static const std::vector<std::string> kTypes = {"tick",           "observation",        "config_applied",
+                                                  "config_rejected", "actuation",          "incident",
+                                                  "params_learned",  "cold_start_learned", "forecast",
+                                                  "capacity",        "stage",              "decision"};
+  return kTypes;
+}
+
+std::optional<ModelKey> event_model(const Payload& payload) {
+  struct Model {
+    std::optional<ModelKey> operator()(const TickStarted&) const { return std::nullopt; }
+    std::optional<ModelKey> operator()(const ObservationRecorded& p) const { return p.input.model; }
+    std::optional<ModelKey> operator()(const ConfigApplied&) const { return std::nullopt; }
+    std::optional<ModelKey> operator()(const ConfigRejected&) const { return std::nullopt; }
+    std::optional<ModelKey> operator()(const ActuationRecorded& p) const { return p.variant.model; }
+    std::optional<ModelKey> operator()(const Incident& p) const { return p.model; }
+    std::optional<ModelKey> operator()(const TickEvent& e) const { return tick_event_model(e); }
+  };
+  return std::visit(Model{}, payload);
+}
+
+json encode_event_document(const Event& event) {
+  return {{"schema", kEventValueSchema},
+          {"type", event_type(event.payload)},
+          {"time_s", encode_number(event.time_s)},
+          {"model", encode_optional_model(event_model(event.payload))},
+          {"payload", encode_payload(event.payload)}};
+}
+
+std::string encode_event_value(const Event& event) {
+  std::vector<std::uint8_t> bytes;
+  bytes.reserve(256);
+  write_event_value(event, bytes);
+  return std::string(bytes.begin(), bytes.end());
+}
+
+Result<Event> decode_event_value(std::uint64_t seq, std::string_view bytes) {
+  return decode_with<Event>(event_what(seq), [&] {
+    const json document = parse_value(bytes);
+    const FieldReader r(document, "");
+    expect_schema(r, kEventValueSchema);
+    Event event;
+    event.seq = seq;
+    event.time_s = r.at("time_s").number();
+    event.payload = read_payload(r.at("type"), r.at("payload"));
+    return event;
+  });
+}
+
+Result<EventHeader> decode_event_header(std::uint64_t seq, std::string_view bytes) {
+  // The envelope as encode_event_value lays it out; anything else is read through the
+  // tree, which names what is wrong.
+  try {
+    MsgpackReader r(std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+    EventHeader header;
+    r.map(5);
+    r.key("model");
+    if (r.next_is_null()) {
+      r.null();
+    } else {
+      r.map(2);
+      r.key("model_id");
+      std::string model_id(r.string());
+      r.key("ns");
+      header.model = ModelKey{std::string(r.string()), std::move(model_id)};
+    }
+    r.key("payload");
+    r.skip();
+    r.key("schema");
+    if (r.integer() != kEventValueSchema) throw MsgpackMismatch();
+    r.key("time_s");
+    header.time_s = r.number();
+    r.key("type");
+    header.type = r.string();
+    if (!r.at_end()) throw MsgpackMismatch();
+    return header;
+  } catch (const MsgpackMismatch&) {
+  }
+  return decode_with<EventHeader>(event_what(seq), [&] {
+    const json document = parse_value(bytes);
+    const FieldReader r(document, "");
+    expect_schema(r, kEventValueSchema);
+    EventHeader header;
+    header.time_s = r.at("time_s").number();
+    header.type = r.at("type").string();
+    header.model = read_optional_model(r.at("model"));
+    r.at("payload");
+    return header;
+  });
+}
+
+json event_to_json(const Event& event) {
+  const std::optional<ModelKey> model = event_model(event.payload);
+  return {{"seq", event.seq},
+          {"type", event_type(event.payload)},
+          {"time_s", encode_number(event.time_s)},
+          {"model", encode_optional_model(model)},
+          {"payload", encode_payload(event.payload)}};
+}
+
+}  // namespace capstan::storage

@@ -1,0 +1,204 @@
+#include "storage/records.hpp"
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "storage/store_test_support.hpp"
+
+namespace capstan::storage {
+namespace {
+
+using nlohmann::json;
+using namespace capstan::testing;
+
+std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+
+std::string through_tree(const Event& e) {
+  const std::vector<std::uint8_t> bytes = json::to_msgpack(encode_event_document(e));
+  return {bytes.begin(), bytes.end()};
+}
+
+std::string from_document(const json& document) {
+  const std::vector<std::uint8_t> bytes = json::to_msgpack(document);
+  return {bytes.begin(), bytes.end()};
+}
+
+template <class T>
+const T& tick_event_of(const Event& e) {
+  return std::get<T>(std::get<TickEvent>(e.payload));
+}
+
+}  // namespace
+
+TEST_CASE("every payload type is named and keyed by its model as the store freezes them") {
+  std::vector<std::string> types;
+  std::vector<std::optional<ModelKey>> models;
+  for (const Event& e : one_of_each_event()) {
+    types.push_back(event_type(e.payload));
+    models.push_back(event_model(e.payload));
+  }
+  CHECK(types == std::vector<std::string>{"tick", "observation", "config_applied", "config_rejected", "actuation",
+                                          "incident", "incident", "params_learned", "cold_start_learned", "forecast",
+                                          "capacity", "stage", "decision", "decision"});
+  const std::optional<ModelKey> none;
+  CHECK(models == std::vector<std::optional<ModelKey>>{none, kLlama, none, none, kLlama, kQwen, none, kLlama, kLlama,
+                                                       kLlama, kLlama, kLlama, kLlama, kQwen});
+}
+
+TEST_CASE("the direct MessagePack writer gives the bytes of the JSON tree for every payload type") {
+  for (const Event& e : one_of_each_event()) {
+    INFO(event_type(e.payload) << ": " << encode_event_document(e).dump());
+    CHECK(encode_event_value(e) == through_tree(e));
+  }
+}
+
+TEST_CASE("every payload type decodes and encodes again to the same bytes") {
+  std::uint64_t seq = 0;
+  for (const Event& e : one_of_each_event()) {
+    const std::string bytes = encode_event_value(e);
+    const auto decoded = decode_event_value(++seq, bytes);
+    INFO(event_type(e.payload));
+    REQUIRE(decoded.ok());
+    CHECK(decoded->seq == seq);
+    CHECK(bits(decoded->time_s) == bits(e.time_s));
+    CHECK(decoded->payload.index() == e.payload.index());
+    CHECK(encode_event_value(*decoded) == bytes);
+  }
+}
+
+TEST_CASE("records read back equal to what was written, doubles bit for bit with NaN and infinities") {
+  const std::vector<Event> events = one_of_each_event();
+  std::vector<Event> read;
+  for (const Event& e : events) {
+    auto decoded = decode_event_value(7, encode_event_value(e));
+    REQUIRE(decoded.ok());
+    read.push_back(std::move(decoded).value());
+  }
+  CHECK(std::get<TickStarted>(read[0].payload) == std::get<TickStarted>(events[0].payload));
+  const ModelTickInput& observed = std::get<ObservationRecorded>(read[1].payload).input;
+  CHECK(observed.model == kLlama);
+  CHECK(bits(observed.decode_queue) == bits(kNaN));
+  CHECK(bits(observed.variants.at(0).state.pods.at(0).kv_usage) == bits(-0.0));
+  CHECK(bits(observed.variants.at(0).state.pods.at(0).running) == bits(kDenormMin));
+  CHECK(observed.variants.at(0).state.pods.at(1).request_itl == sample_observation().variants[0].state.pods[1].request_itl);
+  CHECK(std::get<ConfigApplied>(read[2].payload) == std::get<ConfigApplied>(events[2].payload));
+  CHECK(std::get<ConfigRejected>(read[3].payload) == std::get<ConfigRejected>(events[3].payload));
+  CHECK(std::get<ActuationRecorded>(read[4].payload) == std::get<ActuationRecorded>(events[4].payload));
+  CHECK(std::get<Incident>(read[5].payload) == std::get<Incident>(events[5].payload));
+  CHECK(std::get<Incident>(read[6].payload) == std::get<Incident>(events[6].payload));
+  const ParamsLearned& params = tick_event_of<ParamsLearned>(read[7]);
+  const ParamsLearned& written = tick_event_of<ParamsLearned>(events[7]);
+  for (std::size_t i = 0; i < written.covariance.size(); ++i) {
+    INFO("covariance[" << i << "]");
+    CHECK(bits(params.covariance[i]) == bits(written.covariance[i]));
+  }
+  CHECK(bits(params.params.beta_ms) == bits(kDenormMin));
+  CHECK(params.accepted_updates == 4'000'000'000L);
+  CHECK(bits(tick_event_of<ForecastMade>(read[9]).candidates.at(0).recent_error) == bits(kNaN));
+  CHECK(bits(tick_event_of<ForecastMade>(read[9]).observed_rps) == bits(-kInf));
+  CHECK(bits(tick_event_of<CapacitySized>(read[10]).demand_rps) == bits(kNaN));
+  CHECK(tick_event_of<StageApplied>(read[11]) == tick_event_of<StageApplied>(events[11]));
+  CHECK(tick_event_of<DecisionMade>(read[12]).decision.reason.causes().size() == 1);
+  CHECK(tick_event_of<DecisionMade>(read[13]) == tick_event_of<DecisionMade>(events[13]));
+  for (std::size_t i = 0; i < events.size(); ++i) CHECK(bits(read[i].time_s) == bits(events[i].time_s));
+}
+
+TEST_CASE("a NaN event time reads back as NaN") {
+  Event e = decision_event(kLlama, kNaN);
+  const auto decoded = decode_event_value(1, encode_event_value(e));
+  REQUIRE(decoded.ok());
+  CHECK(bits(decoded->time_s) == bits(kNaN));
+}
+
+TEST_CASE("an unknown schema version of the stored value is refused naming schema and the seq") {
+  json document = encode_event_document(decision_event(kLlama, 5));
+  document["schema"] = 2;
+  const auto decoded = decode_event_value(42, from_document(document));
+  REQUIRE_FALSE(decoded.ok());
+  CHECK_THAT(decoded.error().message, Catch::Contains("event 42"));
+  CHECK_THAT(decoded.error().message, Catch::Contains("schema 2 is not a version this build reads (1)"));
+  const auto header = decode_event_header(42, from_document(document));
+  REQUIRE_FALSE(header.ok());
+  CHECK_THAT(header.error().message, Catch::Contains("schema 2 is not a version"));
+}
+
+TEST_CASE("an unknown event type is refused naming type") {
+  json document = encode_event_document(decision_event(kLlama, 5));
+  document["type"] = "decision_guessed";
+  const auto decoded = decode_event_value(9, from_document(document));
+  REQUIRE_FALSE(decoded.ok());
+  CHECK_THAT(decoded.error().message, Catch::Contains("event 9: type is not a known event type, got \"decision_guessed\""));
+}
+
+TEST_CASE("an envelope type that differs from its tick event's own is refused") {
+  json document = encode_event_document(decision_event(kLlama, 5));
+  document["type"] = "stage";
+  const auto decoded = decode_event_value(3, from_document(document));
+  REQUIRE_FALSE(decoded.ok());
+  CHECK_THAT(decoded.error().message, Catch::Contains("type does not match the payload's type"));
+}
+
+TEST_CASE("a malformed payload field is refused naming the payload and the field") {
+  json document = encode_event_document(one_of_each_event()[4]);
+  document["payload"]["status"] = "maybe";
+  auto decoded = decode_event_value(11, from_document(document));
+  REQUIRE_FALSE(decoded.ok());
+  CHECK_THAT(decoded.error().message, Catch::Contains("event 11: payload.status must be requested, applied, failed or acknowledged"));
+
+  document = encode_event_document(one_of_each_event()[7]);
+  document["payload"]["covariance"][4] = "x";
+  decoded = decode_event_value(12, from_document(document));
+  REQUIRE_FALSE(decoded.ok());
+  CHECK_THAT(decoded.error().message, Catch::Contains("event 12: payload"));
+  CHECK_THAT(decoded.error().message, Catch::Contains("covariance[4] must be a number"));
+
+  document = encode_event_document(one_of_each_event()[0]);
+  document["payload"].erase("now_s");
+  decoded = decode_event_value(13, from_document(document));
+  REQUIRE_FALSE(decoded.ok());
+  CHECK_THAT(decoded.error().message, Catch::Contains("event 13: payload.now_s is missing"));
+}
+
+TEST_CASE("bytes that are no MessagePack record are refused naming the seq, without throwing") {
+  const std::string valid = encode_event_value(decision_event(kLlama, 5));
+  for (const std::string& bytes : {std::string(), std::string("\xC1garbage", 8), valid.substr(0, valid.size() / 2),
+                                   valid + "x", std::string("\x93\x01\x02\x03", 4)}) {
+    const auto decoded = decode_event_value(77, bytes);
+    REQUIRE_FALSE(decoded.ok());
+    CHECK_THAT(decoded.error().message, Catch::StartsWith("event 77"));
+    const auto header = decode_event_header(77, bytes);
+    REQUIRE_FALSE(header.ok());
+    CHECK_THAT(header.error().message, Catch::StartsWith("event 77"));
+  }
+}
+
+TEST_CASE("the envelope gives type model and time without the payload") {
+  for (const Event& e : one_of_each_event()) {
+    const auto header = decode_event_header(1, encode_event_value(e));
+    REQUIRE(header.ok());
+    CHECK(header->type == event_type(e.payload));
+    CHECK(header->model == event_model(e.payload));
+    CHECK(bits(header->time_s) == bits(e.time_s));
+  }
+}
+
+TEST_CASE("the export line carries seq type time model and the payload's fields") {
+  Event e = one_of_each_event()[4];
+  e.seq = 31;
+  const json line = event_to_json(e);
+  CHECK(line.at("seq") == 31);
+  CHECK(line.at("type") == "actuation");
+  CHECK(line.at("time_s").get<double>() == e.time_s);
+  CHECK(line.at("model") == json{{"ns", "prod"}, {"model_id", "meta-llama/Llama-3.1-8B"}});
+  CHECK(line.at("payload").at("status") == "failed");
+  CHECK(line.at("payload").at("error") == "connection refused");
+  CHECK(event_to_json(one_of_each_event()[0]).at("model").is_null());
+  CHECK(event_to_json(decision_event(kLlama, kNaN)).at("time_s") == "nan");
+}
+
+}  // namespace capstan::storage
