@@ -2,7 +2,6 @@
 #include "config/config_file.hpp"
 
 #include <filesystem>
-#include <limits>
 #include <set>
 
 #include "config/config_error.hpp"

@@ -86,6 +86,19 @@ TEST_CASE("A ConfigMap directory's plain keys are files named after them; Kubern
   CHECK(loaded->origins.at("tick_s").where == "configmap " + dir.path() + "/cm/tick_s");
 }
 
+TEST_CASE("Scale to zero: disabled by default is a 0 retention, and a model may turn it on with its own period") {
+  TempConfigDir dir;
+  dir.write("wva-model-scale-to-zero-config/default", "enable_scale_to_zero: false\nretention_period: 10m\n");
+  dir.write("wva-model-scale-to-zero-config/m", "model_id: m\nnamespace: ns\nenable_scale_to_zero: true\nretention_period: 90s\n");
+  auto loaded = load_dir(dir.path());
+  REQUIRE(loaded.ok());
+  CHECK(loaded->config.scale_to_zero_retention_s == 0);
+  CHECK(loaded->origins.at("scale_to_zero_retention_s").where ==
+        "configmap " + dir.path() + "/wva-model-scale-to-zero-config/default");
+  CHECK(policy_config_for(loaded->config, {"ns", "m"}).scale_to_zero_retention_s == 90);
+  CHECK(policy_config_for(loaded->config, {"other", "m"}).scale_to_zero_retention_s == 0);
+}
+
 TEST_CASE("A per-model ConfigMap entry overrides what the ConfigMap says, and the file overrides both") {
   TempConfigDir dir;
   dir.write("cm/wva-queueing-model-config/default", "sloMultiplier: 2.5\n");
