@@ -69,7 +69,7 @@ TEST_CASE("WVA's three ConfigMaps as the seeds write them: default plus per-mode
   CHECK(policy_config_for(c, llama.key).scale_to_zero_retention_s == 600);
 }
 
-TEST_CASE("A ConfigMap directory's plain keys are files named after them; Kubernetes' hidden links are skipped") {
+TEST_CASE("A ConfigMap directory holds one file per plain key, and the mount's hidden links are skipped") {
   TempConfigDir dir;
   dir.write("cm/tick_s", "15s\n");
   dir.write("cm/slo.itl_ms", "80");
