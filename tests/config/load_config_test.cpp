@@ -276,6 +276,13 @@ TEST_CASE("Each invalid model or variant entry is refused naming its place in th
              StartsWith("file P: models[0].variants[0].max_replica is not a known key (known: name, scale_target,"));
 }
 
+TEST_CASE("A P:D band broken across layers is refused naming the layer that set the later bound") {
+  TempConfigDir dir;
+  const std::string file = dir.write("c.yaml", "pd_band: {min_prefill_per_decode: 2}\n");
+  CHECK(sources_error({.configmap_dir = std::nullopt, .file = file, .env = {{"CAPSTAN_PD_BAND_MAX", "1"}}, .flags = {}}) ==
+        "env CAPSTAN_PD_BAND_MAX: pd_band: P:D band minimum 2 is above its maximum 1");
+}
+
 TEST_CASE("A bad environment variable or flag is refused naming it") {
   CHECK(sources_error({.configmap_dir = std::nullopt, .file = std::nullopt, .env = {{"CAPSTAN_TICK", "0"}}, .flags = {}}) ==
         "env CAPSTAN_TICK must be a duration in (0, 86400] (30s, 5m, 500ms, 1h or seconds), got '0'");
