@@ -2,12 +2,12 @@
 #include "config/config_file.hpp"
 
 #include <filesystem>
-#include <limits>
 #include <set>
 
 #include "config/config_error.hpp"
 #include "config/config_keys.hpp"
 #include "config/yaml_entries.hpp"
+#include "domain/core/role_mix.hpp"
 
 namespace capstan::config {
 
@@ -92,6 +92,9 @@ ModelOverlay read_model(const YamlEntries& m, const std::string& where, const st
     if (!names.insert(variants.back().name).second)
       v.fail("name", "must be unique in its model, got '" + variants.back().name + "' twice");
   }
+  std::vector<Role> roles;
+  for (const VariantEntry& v : variants) roles.push_back(v.spec.role);
+  if (auto error = check_role_mix(roles)) fail(where + ": " + prefix + error->message);
   o.variants = std::move(variants);
   return o;
 }

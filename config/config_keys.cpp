@@ -107,9 +107,6 @@ const ConfigKey* find_key(const std::string& key) {
 const ConfigKey* find_env(const std::string& env) {
   return find_by([&](const ConfigKey& k) { return k.env == env; });
 }
-const ConfigKey* find_flag(const std::string& flag) {
-  return find_by([&](const ConfigKey& k) { return !k.flag.empty() && k.flag == flag; });
-}
 
 void assign(DaemonConfig& config, const ConfigKey& key, const Value& value) {
   std::visit(

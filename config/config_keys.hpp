@@ -32,7 +32,6 @@ struct ConfigKey {
 const std::vector<ConfigKey>& config_keys();
 const ConfigKey* find_key(const std::string& key);
 const ConfigKey* find_env(const std::string& env);
-const ConfigKey* find_flag(const std::string& flag);
 
 // The rules of the knobs a model entry may override too (the file's models, WVA's
 // per-model entries): the same range at both levels.

@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "config/config_error.hpp"
 #include "config/config_keys.hpp"
@@ -27,14 +25,6 @@ std::vector<fs::path> entries(const fs::path& dir) {
   return out;
 }
 
-std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) fail("configmap " + file.string() + ": cannot open file");
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // One WVA entry: the mapping in a mounted key, and whether it is the `default` one.
 struct WvaEntry {
   std::string where;
@@ -46,7 +36,7 @@ void for_each_entry(const fs::path& dir, const auto& read) {
   for (const fs::path& file : entries(dir)) {
     const std::string where = "configmap " + file.string();
     if (fs::is_directory(file)) fail(where + " must be a file (one per key), got a directory");
-    read(WvaEntry{where, load_yaml_text(read_text(file), where), file.filename() == "default"});
+    read(WvaEntry{where, load_yaml_text(read_text_file(file.string(), where), where), file.filename() == "default"});
   }
 }
 
@@ -141,18 +131,18 @@ void read_saturation(const WvaEntry& e, LayerValues& out) {
 void read_scale_to_zero(const WvaEntry& e, LayerValues& out) {
   const YamlEntries f(e.where, e.node, "", with_model_keys({"enable_scale_to_zero", "retention_period"}, e.is_default));
   const auto enabled = f.boolean("enable_scale_to_zero");
-  const bool has_retention = f.number("retention_period", retention_rule()).has_value();
-  if (!enabled && !has_retention) return;
+  const auto retention = f.number("retention_period", retention_rule());
+  if (!enabled && !retention) return;
   if (!enabled) f.fail("enable_scale_to_zero", "is required with retention_period");
-  if (*enabled && !has_retention) f.fail("retention_period", "is required when enable_scale_to_zero is true");
-  const std::string text = *enabled ? scalar_text(f.node("retention_period"), "") : "0";
+  if (*enabled && !retention) f.fail("retention_period", "is required when enable_scale_to_zero is true");
   if (e.is_default) {
-    out.settings.push_back(
-        setting(e, "scale_to_zero_retention_s", *enabled ? "retention_period" : "enable_scale_to_zero", text));
+    out.settings.push_back(*enabled ? setting(e, "scale_to_zero_retention_s", "retention_period",
+                                              scalar_text(f.node("retention_period"), ""))
+                                    : setting(e, "scale_to_zero_retention_s", "enable_scale_to_zero", "0"));
     return;
   }
   ModelOverlay o = model_overlay(e, f, false);
-  o.scale_to_zero_retention_s = std::get<double>(parse_value(text, retention_rule()).value());
+  o.scale_to_zero_retention_s = *enabled ? *retention : 0;
   out.models.push_back(std::move(o));
 }
 
@@ -173,7 +163,8 @@ LayerValues read_configmap_dir(const std::string& dir) {
     } else if (name == kWvaScaleToZeroConfig) {
       for_each_entry(entry, [&](const WvaEntry& e) { read_scale_to_zero(e, out); });
     } else if (find_key(name) != nullptr && !fs::is_directory(entry)) {
-      out.settings.push_back(make_setting(name, read_text(entry), Layer::kConfigMap, where, where, root.string()));
+      out.settings.push_back(
+          make_setting(name, read_text_file(entry.string(), where), Layer::kConfigMap, where, where, root.string()));
     } else {
       fail(where + " is not a known key (a key of config/README.md, or " + kWvaQueueingConfig + ", " +
            kWvaSaturationConfig + ", " + kWvaScaleToZeroConfig + ")");

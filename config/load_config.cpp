@@ -133,8 +133,12 @@ class Merge {
       if (!path.empty() && !fs::is_regular_file(path, ec))
         fail(effective_.origins.at(key).where + ": " + key + " must name a file, got '" + path + "' (no such file)");
     }
-    if (auto e = validate(c.pd_band))
-      fail(effective_.origins.at("pd_band.min_prefill_per_decode").where + ": pd_band: " + e->message);
+    if (auto e = validate(c.pd_band)) {
+      // The bound set last (by the higher layer) is the one that broke the band.
+      const Origin& lo = effective_.origins.at("pd_band.min_prefill_per_decode");
+      const Origin& hi = effective_.origins.at("pd_band.max_prefill_per_decode");
+      fail((hi.layer > lo.layer ? hi : lo).where + ": pd_band: " + e->message);
+    }
     if (auto e = validate(policy_config(c))) fail("the effective configuration: " + e->message);
     for (const ModelEntry& m : c.models) {
       if (auto e = validate(policy_config_for(c, m.key)))

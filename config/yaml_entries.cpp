@@ -20,12 +20,16 @@ YAML::Node parse(const std::string& text, const std::string& where) {
 
 }  // namespace
 
-YAML::Node load_yaml_file(const std::string& path, const std::string& where) {
+std::string read_text_file(const std::string& path, const std::string& where) {
   std::ifstream in(path);
   if (!in) fail(where + ": cannot open file");
   std::stringstream text;
   text << in.rdbuf();
-  return parse(text.str(), where);
+  return text.str();
+}
+
+YAML::Node load_yaml_file(const std::string& path, const std::string& where) {
+  return parse(read_text_file(path, where), where);
 }
 
 YAML::Node load_yaml_text(const std::string& text, const std::string& where) { return parse(text, where); }

@@ -15,6 +15,9 @@
 
 namespace capstan::config {
 
+// A whole file's text; fails "<where>: cannot open file".
+std::string read_text_file(const std::string& path, const std::string& where);
+
 // The document of a file or of a ConfigMap value; `where` prefixes errors ("file PATH").
 YAML::Node load_yaml_file(const std::string& path, const std::string& where);
 YAML::Node load_yaml_text(const std::string& text, const std::string& where);

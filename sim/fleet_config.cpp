@@ -2,9 +2,9 @@
 #include "sim/fleet_config.hpp"
 
 #include <filesystem>
-#include <optional>
 #include <set>
 
+#include "domain/core/role_mix.hpp"
 #include "sim/yaml_fields.hpp"
 
 namespace capstan::sim {
@@ -20,34 +20,6 @@ bool FleetConfig::disaggregated() const {
     if (v.role != Role::kBoth) return true;
   return false;
 }
-
-namespace {
-
-// A split model needs both halves, and no aggregated variant beside them: the router
-// would have to choose between a whole request and half of one, and the autoscaler to
-// weigh an aggregated replica against a prefill:decode pair.
-std::optional<Error> check_roles(const std::string& path, const FleetConfig& fleet) {
-  const auto first = [&](Role role) {
-    for (std::size_t i = 0; i < fleet.variants.size(); ++i)
-      if (fleet.variants[i].role == role) return static_cast<int>(i);
-    return -1;
-  };
-  const int prefill = first(Role::kPrefill), decode = first(Role::kDecode), both = first(Role::kBoth);
-  if (prefill < 0 && decode < 0) return std::nullopt;
-  const int split = prefill >= 0 ? prefill : decode;
-  if (both >= 0)
-    return invalid_argument(path + ": variants[" + std::to_string(both) +
-                            "].role must be prefill or decode in a disaggregated fleet (variants[" +
-                            std::to_string(split) + "] is " +
-                            to_string(fleet.variants[static_cast<std::size_t>(split)].role) + "), got 'both'");
-  if (prefill < 0 || decode < 0)
-    return invalid_argument(path + ": variants[" + std::to_string(split) + "].role is " +
-                            (prefill < 0 ? "decode" : "prefill") + ", so the fleet needs a variant with role: " +
-                            (prefill < 0 ? "prefill" : "decode") + " too");
-  return std::nullopt;
-}
-
-}  // namespace
 
 Result<FleetConfig> load_fleet_config(const std::string& path) {
   auto doc = load_yaml_file(path);
@@ -119,7 +91,9 @@ Result<FleetConfig> load_fleet_config(const std::string& path) {
     v.server.client_timeout_s = fleet.client_timeout_s;
     fleet.variants.push_back(std::move(v));
   }
-  if (auto error = check_roles(path, fleet)) return *error;
+  std::vector<Role> roles;
+  for (const VariantConfig& v : fleet.variants) roles.push_back(v.role);
+  if (auto error = check_role_mix(roles)) return invalid_argument(path + ": " + error->message);
   return fleet;
 }
 

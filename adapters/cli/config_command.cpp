@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "adapters/cli/config_flags.hpp"
+#include "config/config_reload.hpp"
 #include "config/daemon_config.hpp"
 #include "domain/core/format.hpp"
 
@@ -33,24 +34,18 @@ std::string origin_of(const nlohmann::json& origins, std::string path) {
   return "";
 }
 
-void flatten(const nlohmann::json& value, const std::string& path, const nlohmann::json& origins,
-             std::vector<Row>& rows) {
-  if (value.is_object() && !value.empty()) {
-    for (const auto& [key, v] : value.items()) flatten(v, path.empty() ? key : path + "." + key, origins, rows);
-  } else if (value.is_array() && !value.empty()) {
-    for (std::size_t i = 0; i < value.size(); ++i) flatten(value[i], path + "[" + std::to_string(i) + "]", origins, rows);
-  } else {
-    const std::string text = value.is_string() ? value.get<std::string>()
-                             : value.is_null()  ? "-"
-                             : value.is_number_float() ? fmt_num(value.get<double>())
-                                                       : value.dump();
-    rows.push_back({path, text, value.is_null() ? "not set" : origin_of(origins, path)});
-  }
+// A leaf as the table shows it: strings bare, unset values as "-", numbers as fmt_num writes them.
+std::string cell(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "-";
+  if (value.is_number_float()) return fmt_num(value.get<double>());
+  return value.dump();
 }
 
 void print_table(const nlohmann::json& effective) {
   std::vector<Row> rows;
-  flatten(effective["config"], "", effective["origins"], rows);
+  for (const auto& [key, value] : config::flatten(effective["config"]))
+    rows.push_back({key, cell(value), value.is_null() ? "not set" : origin_of(effective["origins"], key)});
   std::size_t key_width = 3, value_width = 5;
   for (const Row& r : rows) {
     key_width = std::max(key_width, r.key.size());

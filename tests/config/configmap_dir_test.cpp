@@ -69,7 +69,7 @@ TEST_CASE("WVA's three ConfigMaps as the seeds write them: default plus per-mode
   CHECK(policy_config_for(c, llama.key).scale_to_zero_retention_s == 600);
 }
 
-TEST_CASE("A ConfigMap directory's plain keys are files named after them; Kubernetes' hidden links are skipped") {
+TEST_CASE("A ConfigMap directory holds one file per plain key, and the mount's hidden links are skipped") {
   TempConfigDir dir;
   dir.write("cm/tick_s", "15s\n");
   dir.write("cm/slo.itl_ms", "80");
@@ -84,6 +84,19 @@ TEST_CASE("A ConfigMap directory's plain keys are files named after them; Kubern
   CHECK(loaded->config.sim_fleet == dir.path() + "/fleets/a.yaml");
   CHECK(loaded->origins.at("tick_s").layer == Layer::kConfigMap);
   CHECK(loaded->origins.at("tick_s").where == "configmap " + dir.path() + "/cm/tick_s");
+}
+
+TEST_CASE("Scale to zero: disabled by default is a 0 retention, and a model may turn it on with its own period") {
+  TempConfigDir dir;
+  dir.write("wva-model-scale-to-zero-config/default", "enable_scale_to_zero: false\nretention_period: 10m\n");
+  dir.write("wva-model-scale-to-zero-config/m", "model_id: m\nnamespace: ns\nenable_scale_to_zero: true\nretention_period: 90s\n");
+  auto loaded = load_dir(dir.path());
+  REQUIRE(loaded.ok());
+  CHECK(loaded->config.scale_to_zero_retention_s == 0);
+  CHECK(loaded->origins.at("scale_to_zero_retention_s").where ==
+        "configmap " + dir.path() + "/wva-model-scale-to-zero-config/default");
+  CHECK(policy_config_for(loaded->config, {"ns", "m"}).scale_to_zero_retention_s == 90);
+  CHECK(policy_config_for(loaded->config, {"other", "m"}).scale_to_zero_retention_s == 0);
 }
 
 TEST_CASE("A per-model ConfigMap entry overrides what the ConfigMap says, and the file overrides both") {

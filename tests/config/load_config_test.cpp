@@ -262,6 +262,11 @@ TEST_CASE("Each invalid model or variant entry is refused naming its place in th
         "file P: models[0].variants[1].name must be unique in its model, got 'v' twice");
   CHECK(file_error("models:\n  - {model_id: m, variants: [{name: v, role: both-ways}]}\n") ==
         "file P: models[0].variants[0].role must be one of both, prefill, decode, got 'both-ways'");
+  CHECK(file_error("models:\n  - {model_id: m, variants: [{name: p, role: prefill}, {name: b}]}\n") ==
+        "file P: models[0].variants[1].role must be prefill or decode in a disaggregated model (variants[0] is prefill), "
+        "got 'both'");
+  CHECK(file_error("models:\n  - {model_id: m, variants: [{name: d, role: decode}]}\n") ==
+        "file P: models[0].variants[0].role is decode, so the model needs a variant with role: prefill too");
   CHECK(file_error("models:\n  - {model_id: m, variants: [{name: v, gpus_per_replica: 0}]}\n") ==
         "file P: models[0].variants[0].gpus_per_replica must be an integer in [1, 1024], got '0'");
   CHECK(file_error("models:\n  - {model_id: m, variants: [{name: v, cold_start_s: .nan}]}\n") ==
@@ -269,6 +274,13 @@ TEST_CASE("Each invalid model or variant entry is refused naming its place in th
         "got '.nan'");
   CHECK_THAT(file_error("models:\n  - {model_id: m, variants: [{name: v, max_replica: 3}]}\n"),
              StartsWith("file P: models[0].variants[0].max_replica is not a known key (known: name, scale_target,"));
+}
+
+TEST_CASE("A P:D band broken across layers is refused naming the layer that set the later bound") {
+  TempConfigDir dir;
+  const std::string file = dir.write("c.yaml", "pd_band: {min_prefill_per_decode: 2}\n");
+  CHECK(sources_error({.configmap_dir = std::nullopt, .file = file, .env = {{"CAPSTAN_PD_BAND_MAX", "1"}}, .flags = {}}) ==
+        "env CAPSTAN_PD_BAND_MAX: pd_band: P:D band minimum 2 is above its maximum 1");
 }
 
 TEST_CASE("A bad environment variable or flag is refused naming it") {
