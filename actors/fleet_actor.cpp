@@ -96,7 +96,7 @@ void actuate(self_ptr self, const RunPtr& run, std::vector<std::uint64_t> decisi
             }
             if (events.empty()) return deliver(self, run);
             self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
-                          JournalBatch{std::move(events), {}})
+                          JournalBatch{std::move(events), {}, std::nullopt})
                 .then([self, run](JournalAck& ack) {
                   run->summary.last_seq = ack.last_seq;
                   deliver(self, run);
@@ -112,7 +112,7 @@ void actuate(self_ptr self, const RunPtr& run, std::vector<std::uint64_t> decisi
             add_incident(note, std::nullopt, "actuation_timeout", "the connector did not answer: " + to_string(err));
             run->summary.incidents.push_back(note.summary.incidents.front());
             self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
-                          JournalBatch{std::move(note.events), {}})
+                          JournalBatch{std::move(note.events), {}, std::nullopt})
                 .then([self, run](JournalAck& ack) {
                   run->summary.last_seq = ack.last_seq;
                   deliver(self, run);
@@ -126,8 +126,11 @@ void journal_tick(self_ptr self, const RunPtr& run) {
   for (const Decision& d : run->decisions) add_event(*run, DecisionMade{d});
   // Where each decision event lands: the batch's last events, in decision order.
   const std::size_t first_decision = run->events.size() - run->decisions.size();
+  std::optional<storage::RetentionPolicy> retention;
+  if (!run->snapshots.empty() && (s.options.retention_max_age_s > 0 || s.options.retention_max_bytes > 0))
+    retention = storage::RetentionPolicy{s.options.retention_max_age_s, s.options.retention_max_bytes, run->time.now_s};
   self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
-                JournalBatch{std::move(run->events), std::move(run->snapshots)})
+                JournalBatch{std::move(run->events), std::move(run->snapshots), retention})
       .then(
           [self, run, first_decision](JournalAck& ack) {
             run->summary.last_seq = ack.last_seq;

@@ -42,6 +42,9 @@ struct FleetStart {
 struct FleetOptions {
   FleetTimeouts timeouts;
   int snapshot_every_ticks = 20;  // 0 = never
+  // Applied after each snapshot (max_age_s and max_bytes; 0 = no limit).
+  double retention_max_age_s = 0;
+  std::uint64_t retention_max_bytes = 0;
 };
 
 struct FleetActorState {

@@ -10,6 +10,9 @@ journal_actor::behavior_type journal_behavior(journal_actor::pointer, std::share
         for (storage::Snapshot& s : batch.snapshots) s.seq = last;
         auto appended = store->append(std::move(batch.events), std::move(batch.snapshots));
         if (!appended.ok()) return caf::make_error(caf::sec::runtime_error, "event store: " + appended.error().message);
+        // Retention never removes what the newest snapshot needs (event_store.hpp); a
+        // failure to trim loses nothing, so it does not fail the durable batch.
+        if (batch.retention) (void)store->retain(*batch.retention);
         return JournalAck{appended.value().empty() ? 0 : appended.value().front().seq, store->last_sequence()};
       },
   };

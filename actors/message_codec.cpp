@@ -237,7 +237,12 @@ json to_message_json(const JournalBatch& x) {
                          {"seq", s.seq},
                          {"time_s", encode_number(s.time_s)},
                          {"bytes", json::binary(std::vector<std::uint8_t>(s.bytes.begin(), s.bytes.end()))}});
-  return {{"events", events}, {"snapshots", snapshots}};
+  json retention = nullptr;
+  if (x.retention)
+    retention = {{"max_age_s", encode_number(x.retention->max_age_s)},
+                 {"max_bytes", x.retention->max_bytes},
+                 {"now_s", encode_number(x.retention->now_s)}};
+  return {{"events", events}, {"snapshots", snapshots}, {"retention", retention}};
 }
 template <>
 Result<JournalBatch> from_message_json<JournalBatch>(const json& j) {
@@ -252,6 +257,9 @@ Result<JournalBatch> from_message_json<JournalBatch>(const json& j) {
       b.snapshots.push_back({s.at("scope").string(), s.at("seq").unsigned64(), s.at("time_s").number(),
                              std::string(bin.begin(), bin.end())});
     }
+    if (const FieldReader r2 = r.at("retention"); !r2.is_null())
+      b.retention = storage::RetentionPolicy{r2.at("max_age_s").number(), r2.at("max_bytes").unsigned64(),
+                                             r2.at("now_s").number()};
     return b;
   });
 }

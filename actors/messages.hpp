@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,8 @@ struct ModelSnapshot {
 struct JournalBatch {
   std::vector<storage::Event> events;
   std::vector<storage::Snapshot> snapshots;
+  // With a snapshot: drop what the retention allows, once the batch is durable.
+  std::optional<storage::RetentionPolicy> retention;
 };
 struct JournalAck {
   std::uint64_t first_seq = 0;  // of the batch's first event; 0 for an empty batch

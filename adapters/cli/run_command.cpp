@@ -36,7 +36,7 @@ struct RunFlags {
 
 // The demo's configuration: the run's own when it names a source, else the shipped one.
 std::optional<std::string> demo_config_path() {
-  for (const std::filesystem::path dir : {std::filesystem::path("."), std::filesystem::path(CAPSTAN_SOURCE_DIR)}) {
+  for (const std::filesystem::path& dir : {std::filesystem::path("."), std::filesystem::path(CAPSTAN_SOURCE_DIR)}) {
     const auto path = dir / "ops/examples/capstan.yaml";
     if (std::filesystem::exists(path)) return path.string();
   }
@@ -159,6 +159,8 @@ void run(const RunFlags& f, int& status) {
   o.speedup = c.speedup;
   o.max_ticks = f.max_ticks;
   o.fleet.snapshot_every_ticks = c.snapshot_every_ticks;
+  o.fleet.retention_max_age_s = c.retention_max_age_s;
+  o.fleet.retention_max_bytes = c.retention_max_bytes;
   o.fleet.timeouts.model_s = c.model_timeout_s;
   o.fleet.timeouts.actuation_s = c.actuation_timeout_s;
   o.actuator.retries = c.actuation_retries;
