@@ -31,7 +31,7 @@ void model_key(MsgpackWriter& w, const ModelKey& m) {
   w.string(m.ns);
 }
 
-void optional_model_key(MsgpackWriter& w, const std::optional<ModelKey>& m) {
+void optional_model_key(MsgpackWriter& w, const ModelKey* m) {
   if (m) {
     model_key(w, *m);
   } else {
@@ -294,7 +294,7 @@ void payload(MsgpackWriter& w, const Incident& p) {
   w.string("kind");
   w.string(p.kind);
   w.string("model");
-  optional_model_key(w, p.model);
+  optional_model_key(w, p.model ? &*p.model : nullptr);
 }
 
 }  // namespace
@@ -303,7 +303,7 @@ void write_event_value(const Event& event, std::vector<std::uint8_t>& out) {
   MsgpackWriter w(out);
   w.map(5);
   w.string("model");
-  optional_model_key(w, event_model(event.payload));
+  optional_model_key(w, event_model_of(event.payload));
   w.string("payload");
   std::visit([&](const auto& p) { payload(w, p); }, event.payload);
   w.string("schema");
@@ -311,7 +311,7 @@ void write_event_value(const Event& event, std::vector<std::uint8_t>& out) {
   w.string("time_s");
   number(w, event.time_s);
   w.string("type");
-  w.string(event_type(event.payload));
+  w.string(event_type_name(event.payload));
 }
 
 }  // namespace capstan::storage

@@ -8,6 +8,7 @@
 #include "domain/codec/field_reader.hpp"
 #include "domain/codec/msgpack_reader.hpp"
 #include "domain/codec/tick_input_codec.hpp"
+#include "storage/event_value_reader.hpp"
 #include "storage/event_value_writer.hpp"
 
 namespace capstan::storage {
@@ -17,16 +18,16 @@ using nlohmann::json;
 
 constexpr const char* kActuationStatuses[] = {"requested", "applied", "failed", "acknowledged"};
 
-std::optional<ModelKey> tick_event_model(const TickEvent& event) {
+const ModelKey* tick_event_model(const TickEvent& event) {
   return std::visit(
-      [](const auto& e) -> ModelKey {
+      [](const auto& e) -> const ModelKey* {
         using T = std::decay_t<decltype(e)>;
         if constexpr (std::is_same_v<T, ParamsLearned> || std::is_same_v<T, ColdStartLearned>) {
-          return e.variant.model;
+          return &e.variant.model;
         } else if constexpr (std::is_same_v<T, DecisionMade>) {
-          return e.decision.model;
+          return &e.decision.model;
         } else {
-          return e.model;
+          return &e.model;
         }
       },
       event);
@@ -118,18 +119,20 @@ json parse_value(std::string_view bytes) {
 
 }  // namespace
 
-std::string event_type(const Payload& payload) {
+const char* event_type_name(const Payload& payload) {
   struct Name {
-    std::string operator()(const TickStarted&) const { return "tick"; }
-    std::string operator()(const ObservationRecorded&) const { return "observation"; }
-    std::string operator()(const ConfigApplied&) const { return "config_applied"; }
-    std::string operator()(const ConfigRejected&) const { return "config_rejected"; }
-    std::string operator()(const ActuationRecorded&) const { return "actuation"; }
-    std::string operator()(const Incident&) const { return "incident"; }
-    std::string operator()(const TickEvent& e) const { return capstan::event_type(e); }
+    const char* operator()(const TickStarted&) const { return "tick"; }
+    const char* operator()(const ObservationRecorded&) const { return "observation"; }
+    const char* operator()(const ConfigApplied&) const { return "config_applied"; }
+    const char* operator()(const ConfigRejected&) const { return "config_rejected"; }
+    const char* operator()(const ActuationRecorded&) const { return "actuation"; }
+    const char* operator()(const Incident&) const { return "incident"; }
+    const char* operator()(const TickEvent& e) const { return capstan::event_type(e); }
   };
   return std::visit(Name{}, payload);
 }
+
+std::string event_type(const Payload& payload) { return event_type_name(payload); }
 
 const std::vector<std::string>& known_event_types() {
   static const std::vector<std::string> kTypes = {"tick",           "observation",        "config_applied",
@@ -139,17 +142,22 @@ const std::vector<std::string>& known_event_types() {
   return kTypes;
 }
 
-std::optional<ModelKey> event_model(const Payload& payload) {
+const ModelKey* event_model_of(const Payload& payload) {
   struct Model {
-    std::optional<ModelKey> operator()(const TickStarted&) const { return std::nullopt; }
-    std::optional<ModelKey> operator()(const ObservationRecorded& p) const { return p.input.model; }
-    std::optional<ModelKey> operator()(const ConfigApplied&) const { return std::nullopt; }
-    std::optional<ModelKey> operator()(const ConfigRejected&) const { return std::nullopt; }
-    std::optional<ModelKey> operator()(const ActuationRecorded& p) const { return p.variant.model; }
-    std::optional<ModelKey> operator()(const Incident& p) const { return p.model; }
-    std::optional<ModelKey> operator()(const TickEvent& e) const { return tick_event_model(e); }
+    const ModelKey* operator()(const TickStarted&) const { return nullptr; }
+    const ModelKey* operator()(const ObservationRecorded& p) const { return &p.input.model; }
+    const ModelKey* operator()(const ConfigApplied&) const { return nullptr; }
+    const ModelKey* operator()(const ConfigRejected&) const { return nullptr; }
+    const ModelKey* operator()(const ActuationRecorded& p) const { return &p.variant.model; }
+    const ModelKey* operator()(const Incident& p) const { return p.model ? &*p.model : nullptr; }
+    const ModelKey* operator()(const TickEvent& e) const { return tick_event_model(e); }
   };
   return std::visit(Model{}, payload);
+}
+
+std::optional<ModelKey> event_model(const Payload& payload) {
+  const ModelKey* model = event_model_of(payload);
+  return model ? std::optional<ModelKey>(*model) : std::nullopt;
 }
 
 json encode_event_document(const Event& event) {
@@ -168,6 +176,10 @@ std::string encode_event_value(const Event& event) {
 }
 
 Result<Event> decode_event_value(std::uint64_t seq, std::string_view bytes) {
+  try {
+    return read_event_value(seq, std::span(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()));
+  } catch (const MsgpackMismatch&) {
+  }
   return decode_with<Event>(event_what(seq), [&] {
     const json document = parse_value(bytes);
     const FieldReader r(document, "");

@@ -98,6 +98,9 @@ std::string event_type(const Payload& payload);
 const std::vector<std::string>& known_event_types();
 // The model the record is about, if any.
 std::optional<ModelKey> event_model(const Payload& payload);
+// The same two without copies, for the hot paths of the value's writer and reader.
+const char* event_type_name(const Payload& payload);
+const ModelKey* event_model_of(const Payload& payload);
 
 // The stored value. Hot types (the tick's events, actuations, tick) are written straight
 // with MsgpackWriter; every type gives the bytes of to_msgpack(encode_event_document(e)),
@@ -106,6 +109,8 @@ std::string encode_event_value(const Event& event);
 // The same value through the JSON tree: the reference the direct writer must match.
 nlohmann::json encode_event_document(const Event& event);
 // Refuses a malformed value, an unknown schema or type, naming the seq and the field.
+// Reads the hot types straight from the bytes (event_value_reader.hpp), anything else
+// through the tree.
 Result<Event> decode_event_value(std::uint64_t seq, std::string_view bytes);
 
 // The envelope only (type and model), read without decoding the payload: what the

@@ -1,0 +1,23 @@
+// The stored value of an event read straight from its MessagePack bytes, without the
+// JSON tree: a restart folds every event after the newest snapshots, and a replay or an
+// export reads the whole store, where decoding through nlohmann's tree costs tens of
+// microseconds an event.
+//
+// The reader expects the value laid out as event_value_writer.hpp writes it and throws
+// MsgpackMismatch (domain/codec/msgpack_reader.hpp) at the first byte that is not, and
+// for the types it leaves to the tree (observation, config_applied); decode_event_value
+// then reads the same bytes through the tree, which accepts what it accepts and refuses
+// the rest naming the field. So this reader never has to be right about an error, only
+// about a record it accepts, which it reads to the same values as the tree.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "storage/records.hpp"
+
+namespace capstan::storage {
+
+Event read_event_value(std::uint64_t seq, std::span<const std::uint8_t> bytes);
+
+}  // namespace capstan::storage
