@@ -66,6 +66,12 @@ actors::ConfigUpdate to_update(const config::EffectiveConfig& effective, std::sp
   return update;
 }
 
+std::string format_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
+
 std::string decision_line(const actors::TickSummary& summary, const Decision& d) {
   char head[160];
   std::snprintf(head, sizeof head, "t=%7.0fs tick %-5llu %s/%s  %d -> %d  ", summary.now_s,
@@ -75,14 +81,25 @@ std::string decision_line(const actors::TickSummary& summary, const Decision& d)
 }
 
 void print_tick(const actors::TickSummary& summary, const std::string& format, bool verbose) {
+  bool changed = false;
   for (const Decision& d : summary.decisions) {
-    if (!verbose && d.current_replicas == d.target_replicas) continue;
     if (format == "json") {
       nlohmann::json line = {{"tick", summary.tick}, {"time_s", summary.now_s}, {"decision", encode_decision(d)}};
       std::cout << line.dump() << "\n";
-    } else {
-      std::cout << decision_line(summary, d) << "\n";
+      continue;
     }
+    if (!verbose && d.current_replicas == d.target_replicas) continue;
+    changed = true;
+    std::cout << decision_line(summary, d) << "\n";
+  }
+  // A tick that changed nothing: one short line with every variant's count.
+  if (format != "json" && !changed && !summary.decisions.empty()) {
+    char head[64];
+    std::snprintf(head, sizeof head, "t=%7.0fs tick %-5llu hold", summary.now_s,
+                  static_cast<unsigned long long>(summary.tick));
+    std::cout << head;
+    for (const Decision& d : summary.decisions) std::cout << "  " << d.variant << " " << d.target_replicas;
+    std::cout << "\n";
   }
   for (const std::string& incident : summary.incidents) {
     if (format == "json")
@@ -175,7 +192,7 @@ void run(const RunFlags& f, int& status) {
   };
   setup.log("policy " + c.policy + " on the simulated fleet of " + fleets.front().model + " (" + c.sim_trace +
             "), tick " + std::to_string(static_cast<int>(c.tick_s)) + " s, " +
-            (o.virtual_clock ? std::string("virtual clock") : "wall clock x" + std::to_string(c.speedup)) +
+            (o.virtual_clock ? std::string("virtual clock") : "wall clock x" + format_number(c.speedup)) +
             ", data in " + c.data_dir + "; Ctrl-C stops");
 
   std::signal(SIGINT, on_stop_signal);
