@@ -156,6 +156,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // Capacity per replica of each variant, from what it learned; the replicas still
   // starting, with when each will be ready.
   std::vector<std::optional<ReplicaSizing>> sizes;
+  sizes.reserve(m.variants.size());
   BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}, config.client_timeout_s};
   for (size_t i = 0; i < m.variants.size(); ++i) {
     const VariantTickInput& v = m.variants[i];
@@ -217,7 +218,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     signal.variants.push_back({v.spec.name, cap, v.spec.cost_per_replica, v.current_replicas, v.pending_replicas,
                                v.spec.min_replicas, v.spec.max_replicas, v.spec.gpus_per_replica});
   }
-  if (!any_capacity) return saturation_fallback(seen.variants, SaturationConfig{});
+  if (!any_capacity) return saturation_fallback(m, SaturationConfig{});
   signal.supply = supply;
   // Capacity outlives the demand that needed it by the configured cooldown.
   const double keep_s = config.scale_down_cooldown_s;
@@ -239,21 +240,29 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   }
   for (size_t i = 0; i < requests.size(); ++i) {
     ScalingRequest& r = requests[i];
-    std::vector<Figure> figures{{"demand_rps", demand},       {"forecast_rps", ahead.rate_rps},
-                                {"horizon_s", horizon_s},     {"observed_rps", observed_rps},
-                                {"backlog", seen.backlog},    {"backlog_ahead", backlog_ahead},
-                                {"peak_rps", peak},           {"keep_s", keep_s},
-                                {"supply_rps", supply},       {"queued", queued}};
+    // Made in place, not copied from a list: a reason is made per variant per tick.
+    std::vector<Figure> figures;
+    figures.reserve(18);
+    figures.emplace_back("demand_rps", demand);
+    figures.emplace_back("forecast_rps", ahead.rate_rps);
+    figures.emplace_back("horizon_s", horizon_s);
+    figures.emplace_back("observed_rps", observed_rps);
+    figures.emplace_back("backlog", seen.backlog);
+    figures.emplace_back("backlog_ahead", backlog_ahead);
+    figures.emplace_back("peak_rps", peak);
+    figures.emplace_back("keep_s", keep_s);
+    figures.emplace_back("supply_rps", supply);
+    figures.emplace_back("queued", queued);
     if (sizes[i]) {
       const ReplicaSizing& z = *sizes[i];
-      figures.insert(figures.end(), {{"capacity_rps", z.capacity_rps},
-                                     {"bound", bound_of(z)},
-                                     {"ttft_target_ms", config.slo.ttft_ms},
-                                     {"itl_target_ms", config.slo.itl_ms},
-                                     {"tail_probability", config.tail_probability},
-                                     {"itl_sized_ms", z.itl_sized_ms},
-                                     {"predicted_ttft_ms", z.predicted_ttft_ms},
-                                     {"observed_wait_ms", wait_ms}});
+      figures.emplace_back("capacity_rps", z.capacity_rps);
+      figures.emplace_back("bound", bound_of(z));
+      figures.emplace_back("ttft_target_ms", config.slo.ttft_ms);
+      figures.emplace_back("itl_target_ms", config.slo.itl_ms);
+      figures.emplace_back("tail_probability", config.tail_probability);
+      figures.emplace_back("itl_sized_ms", z.itl_sized_ms);
+      figures.emplace_back("predicted_ttft_ms", z.predicted_ttft_ms);
+      figures.emplace_back("observed_wait_ms", wait_ms);
     }
     r.reason = make_reason(r.reason.code, "hybrid.sized", std::move(figures), {std::move(r.reason)});
   }
