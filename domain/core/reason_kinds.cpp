@@ -320,6 +320,9 @@ constexpr auto kByName = [] {
   std::sort(sorted.begin(), sorted.end(), [](const Kind& a, const Kind& b) { return a.name < b.name; });
   return sorted;
 }();
+static_assert(std::adjacent_find(kByName.begin(), kByName.end(),
+                                 [](const Kind& a, const Kind& b) { return a.name == b.name; }) == kByName.end(),
+              "every reason kind is listed once");
 
 }  // namespace
 
