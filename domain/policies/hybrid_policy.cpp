@@ -54,6 +54,25 @@ Result<QueueAnalyzer> variant_queue(const ServiceParams& params, const VariantSp
                                {traffic.avg_input_tokens, std::max(1.0, traffic.avg_output_tokens)});
 }
 
+// `mean`'s sizing again with a tighter ITL target: the chain solved at the rate
+// min(lambda_ttft, lambda_itl), as QueueAnalyzer::size would give it, for one search
+// instead of two. The TTFT search does not depend on the ITL target, so `mean` has
+// already made it; only the ITL search runs again, as a sizing with no TTFT target
+// (whose rate is then lambda_itl's). Where the two rates cannot be ordered from their
+// req/s figures, or `mean` was not solved at lambda_ttft, the full sizing decides.
+Result<QueueMetrics> sized_for_itl(const QueueAnalyzer& qa, const Sizing& mean, const SloTargets& slo,
+                                   double itl_ms) {
+  auto itl = qa.size({0, itl_ms});
+  if (!itl) return itl.error();
+  if (itl->lambda_itl_rps < mean.lambda_ttft_rps) return itl->at_lambda_star;
+  if (itl->lambda_itl_rps > mean.lambda_ttft_rps && mean.lambda_itl_rps > mean.lambda_ttft_rps) {
+    return mean.at_lambda_star;
+  }
+  auto full = qa.size({slo.ttft_ms, itl_ms});
+  if (!full) return full.error();
+  return full->at_lambda_star;
+}
+
 std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const VariantSpec& spec,
                                           const TrafficSample& traffic, const SloTargets& slo, double p,
                                           const std::optional<ItlSpread>& itl_spread) {
@@ -74,10 +93,10 @@ std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const Var
   if (itl_spread && slo.itl_ms > 0) {
     const double sized_ms = itl_sizing_target_ms(*itl_spread, slo.itl_ms, qa->decode_time_ms(1), p);
     if (sized_ms < slo.itl_ms) {
-      auto tail = qa->size({slo.ttft_ms, sized_ms});
-      if (tail && tail->at_lambda_star.throughput_rps < s.capacity_rps) {
-        s.capacity_rps = tail->at_lambda_star.throughput_rps;
-        s.predicted_ttft_ms = tail->at_lambda_star.ttft_ms;
+      auto tail = sized_for_itl(*qa, *mean, slo, sized_ms);
+      if (tail && tail->throughput_rps < s.capacity_rps) {
+        s.capacity_rps = tail->throughput_rps;
+        s.predicted_ttft_ms = tail->ttft_ms;
         s.tail_bound = false;
         s.itl_sized_ms = sized_ms;
       }
