@@ -90,7 +90,7 @@ struct ReasonDetail {
   bool operator==(const ReasonDetail&) const = default;
 };
 
-// A reason with its text rendered. Kinds are listed in reason_text.cpp; an unknown kind
+// A reason with its text rendered. Kinds are listed in reason_kinds.cpp; an unknown kind
 // or a missing figure renders as "<kind: ...>" so that a programming slip shows in the
 // sentence instead of crashing a tick (a test renders every kind).
 Reason make_reason(ReasonCode code, std::string kind, std::vector<Figure> figures,

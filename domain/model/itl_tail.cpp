@@ -35,10 +35,12 @@ ItlFitTerms terms_of(std::span<const ItlTailPoint> points, ProbitCoefficients at
     const double eta = at.a + at.b * p.position;
     const double above = p.total - p.below;
     if ((above == 0 && eta > kFarTail) || (p.below == 0 && eta < -kFarTail)) continue;
-    const double cdf = std::max(normal_cdf(eta), kTiny), sf = std::max(normal_sf(eta), kTiny);
+    // A side without requests adds nothing: its tail is left uncomputed (a ratio times 0
+    // requests is 0 either way), which saves an erfc and a log.
+    const double cdf = p.below > 0 ? std::max(normal_cdf(eta), kTiny) : 1.0;
+    const double sf = above > 0 ? std::max(normal_sf(eta), kTiny) : 1.0;
     const double pdf = normal_pdf(eta);
     const double below_ratio = pdf / cdf, above_ratio = pdf / sf;
-    // A side without requests adds nothing: skipping it saves a log.
     t.log_likelihood += (p.below > 0 ? p.below * std::log(cdf) : 0.0) + (above > 0 ? above * std::log(sf) : 0.0);
     const double g = p.below * below_ratio - above * above_ratio;
     const double w = p.below * below_ratio * (below_ratio + eta) + above * above_ratio * (above_ratio - eta);

@@ -48,7 +48,6 @@ ModelObservation observe_model(const ModelTickInput& m, std::span<const VariantV
   double pod_rate = 0;
   for (size_t i = 0; i < m.variants.size(); ++i) {
     const VariantTickInput& v = m.variants[i];
-    out.variants.push_back(v.state);
     out.ready_replicas += ready_replicas(v.state);
     const VariantMemory& learned = views[i].learned;
     if (learned.cold_start) out.horizon_s = std::max(out.horizon_s, cold_start_estimate_s(*learned.cold_start, kColdStart));
@@ -95,8 +94,11 @@ void observe_traffic(TrafficForecastState& forecaster, const ModelObservation& o
   forecaster = observe(forecaster, sample);
 }
 
-std::vector<ScalingRequest> saturation_fallback(const std::vector<VariantState>& variants,
-                                                const SaturationConfig& config) {
+std::vector<ScalingRequest> saturation_fallback(const ModelTickInput& model, const SaturationConfig& config) {
+  // The variants' states are copied only here, on the rare path that needs them whole.
+  std::vector<VariantState> variants;
+  variants.reserve(model.variants.size());
+  for (const VariantTickInput& v : model.variants) variants.push_back(v.state);
   if (auto sat = analyze_saturation(variants, config)) {
     std::vector<ScalingRequest> requests = sat->requests;
     // Without a learned capacity a scale-down is a guess: hold instead.

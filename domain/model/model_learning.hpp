@@ -28,7 +28,6 @@ Learned learn_variant(VariantMemory memory, const ModelKey& model, const Variant
                       const TickTime& time, const VariantLearning& how);
 
 struct ModelObservation {
-  std::vector<VariantState> variants;
   TrafficSample now;            // rate (router view) and arrival-weighted token lengths
   bool has_token_lengths = false;
   bool usable = false;          // this tick's rate is evidence (not a metrics gap)
@@ -48,7 +47,6 @@ void observe_traffic(TrafficForecastState& forecaster, const ModelObservation& o
 
 // WVA's saturation rule for a model nothing has been learned about yet; holds when
 // even that cannot run.
-std::vector<ScalingRequest> saturation_fallback(const std::vector<VariantState>& variants,
-                                                const SaturationConfig& config);
+std::vector<ScalingRequest> saturation_fallback(const ModelTickInput& model, const SaturationConfig& config);
 
 }  // namespace capstan

@@ -47,7 +47,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     const auto cost_per_capacity = [&](size_t j) { return m.variants[j].state.spec.cost_per_replica / mu[j]; };
     if (best < 0 || cost_per_capacity(i) < cost_per_capacity(static_cast<size_t>(best))) best = static_cast<int>(i);
   }
-  if (best < 0) return saturation_fallback(seen.variants, SaturationConfig{});
+  if (best < 0) return saturation_fallback(m, SaturationConfig{});
 
   const VariantState& chosen = m.variants[static_cast<size_t>(best)].state;
   const double mu_best = mu[static_cast<size_t>(best)];

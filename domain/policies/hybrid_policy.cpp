@@ -54,6 +54,25 @@ Result<QueueAnalyzer> variant_queue(const ServiceParams& params, const VariantSp
                                {traffic.avg_input_tokens, std::max(1.0, traffic.avg_output_tokens)});
 }
 
+// `mean`'s sizing again with a tighter ITL target: the chain solved at the rate
+// min(lambda_ttft, lambda_itl), as QueueAnalyzer::size would give it, for one search
+// instead of two. The TTFT search does not depend on the ITL target, so `mean` has
+// already made it; only the ITL search runs again, as a sizing with no TTFT target
+// (whose rate is then lambda_itl's). Where the two rates cannot be ordered from their
+// req/s figures, or `mean` was not solved at lambda_ttft, the full sizing decides.
+Result<QueueMetrics> sized_for_itl(const QueueAnalyzer& qa, const Sizing& mean, const SloTargets& slo,
+                                   double itl_ms) {
+  auto itl = qa.size({0, itl_ms});
+  if (!itl) return itl.error();
+  if (itl->lambda_itl_rps < mean.lambda_ttft_rps) return itl->at_lambda_star;
+  if (itl->lambda_itl_rps > mean.lambda_ttft_rps && mean.lambda_itl_rps > mean.lambda_ttft_rps) {
+    return mean.at_lambda_star;
+  }
+  auto full = qa.size({slo.ttft_ms, itl_ms});
+  if (!full) return full.error();
+  return full->at_lambda_star;
+}
+
 std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const VariantSpec& spec,
                                           const TrafficSample& traffic, const SloTargets& slo, double p,
                                           const std::optional<ItlSpread>& itl_spread) {
@@ -74,10 +93,10 @@ std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const Var
   if (itl_spread && slo.itl_ms > 0) {
     const double sized_ms = itl_sizing_target_ms(*itl_spread, slo.itl_ms, qa->decode_time_ms(1), p);
     if (sized_ms < slo.itl_ms) {
-      auto tail = qa->size({slo.ttft_ms, sized_ms});
-      if (tail && tail->at_lambda_star.throughput_rps < s.capacity_rps) {
-        s.capacity_rps = tail->at_lambda_star.throughput_rps;
-        s.predicted_ttft_ms = tail->at_lambda_star.ttft_ms;
+      auto tail = sized_for_itl(*qa, *mean, slo, sized_ms);
+      if (tail && tail->throughput_rps < s.capacity_rps) {
+        s.capacity_rps = tail->throughput_rps;
+        s.predicted_ttft_ms = tail->ttft_ms;
         s.tail_bound = false;
         s.itl_sized_ms = sized_ms;
       }
@@ -156,6 +175,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // Capacity per replica of each variant, from what it learned; the replicas still
   // starting, with when each will be ready.
   std::vector<std::optional<ReplicaSizing>> sizes;
+  sizes.reserve(m.variants.size());
   BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}, config.client_timeout_s};
   for (size_t i = 0; i < m.variants.size(); ++i) {
     const VariantTickInput& v = m.variants[i];
@@ -217,7 +237,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     signal.variants.push_back({v.spec.name, cap, v.spec.cost_per_replica, v.current_replicas, v.pending_replicas,
                                v.spec.min_replicas, v.spec.max_replicas, v.spec.gpus_per_replica});
   }
-  if (!any_capacity) return saturation_fallback(seen.variants, SaturationConfig{});
+  if (!any_capacity) return saturation_fallback(m, SaturationConfig{});
   signal.supply = supply;
   // Capacity outlives the demand that needed it by the configured cooldown.
   const double keep_s = config.scale_down_cooldown_s;
@@ -239,21 +259,29 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   }
   for (size_t i = 0; i < requests.size(); ++i) {
     ScalingRequest& r = requests[i];
-    std::vector<Figure> figures{{"demand_rps", demand},       {"forecast_rps", ahead.rate_rps},
-                                {"horizon_s", horizon_s},     {"observed_rps", observed_rps},
-                                {"backlog", seen.backlog},    {"backlog_ahead", backlog_ahead},
-                                {"peak_rps", peak},           {"keep_s", keep_s},
-                                {"supply_rps", supply},       {"queued", queued}};
+    // Made in place, not copied from a list: a reason is made per variant per tick.
+    std::vector<Figure> figures;
+    figures.reserve(18);
+    figures.emplace_back("demand_rps", demand);
+    figures.emplace_back("forecast_rps", ahead.rate_rps);
+    figures.emplace_back("horizon_s", horizon_s);
+    figures.emplace_back("observed_rps", observed_rps);
+    figures.emplace_back("backlog", seen.backlog);
+    figures.emplace_back("backlog_ahead", backlog_ahead);
+    figures.emplace_back("peak_rps", peak);
+    figures.emplace_back("keep_s", keep_s);
+    figures.emplace_back("supply_rps", supply);
+    figures.emplace_back("queued", queued);
     if (sizes[i]) {
       const ReplicaSizing& z = *sizes[i];
-      figures.insert(figures.end(), {{"capacity_rps", z.capacity_rps},
-                                     {"bound", bound_of(z)},
-                                     {"ttft_target_ms", config.slo.ttft_ms},
-                                     {"itl_target_ms", config.slo.itl_ms},
-                                     {"tail_probability", config.tail_probability},
-                                     {"itl_sized_ms", z.itl_sized_ms},
-                                     {"predicted_ttft_ms", z.predicted_ttft_ms},
-                                     {"observed_wait_ms", wait_ms}});
+      figures.emplace_back("capacity_rps", z.capacity_rps);
+      figures.emplace_back("bound", bound_of(z));
+      figures.emplace_back("ttft_target_ms", config.slo.ttft_ms);
+      figures.emplace_back("itl_target_ms", config.slo.itl_ms);
+      figures.emplace_back("tail_probability", config.tail_probability);
+      figures.emplace_back("itl_sized_ms", z.itl_sized_ms);
+      figures.emplace_back("predicted_ttft_ms", z.predicted_ttft_ms);
+      figures.emplace_back("observed_wait_ms", wait_ms);
     }
     r.reason = make_reason(r.reason.code, "hybrid.sized", std::move(figures), {std::move(r.reason)});
   }

@@ -153,8 +153,8 @@ void enforce_model(ModelWork& w, const PolicyConfig& config, double now_s, doubl
   const EnforcerInput in{m.model, w.variants, w.requests, stz, recent};
   auto step = enforce(in, ec, state.enforcer, now_s);
   if (step) {
-    state.enforcer = step->state;
-    w.decisions = step->decisions;
+    state.enforcer = std::move(step->state);
+    w.decisions = std::move(step->decisions);
   } else {
     for (const VariantState& v : w.variants) w.decisions.push_back(fallback_hold(m.model, v, step.error().message));
   }
