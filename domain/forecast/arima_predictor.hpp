@@ -11,8 +11,8 @@
 // sums of x x' and x w over every observation are all the estimate needs, and the model
 // forecasts from the series' tail (the last p differenced values, q residuals and d
 // levels). The state is therefore bounded by the grid -- for the default grid 14 sums
-// and 4 tail values, where a window of past observations grows with its length -- which
-// keeps a variant's saved state under issue 19's 2 KiB with three series forecast.
+// and 4 tail values, under 300 B as MessagePack -- where a window of past observations
+// grows with its length (240 points took about 2.2 KB per series).
 // For AR orders (q = 0) this is exactly the conditional least squares over all
 // observations since the fit's first scored point; with MA terms each new row uses the
 // residual under the parameters of its time (extended least squares, the recursive form
