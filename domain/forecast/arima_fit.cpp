@@ -79,7 +79,7 @@ Result<ArimaModel> fit_arima(const std::vector<double>& series, const ArimaOrder
   const int p = order.p, q = order.q;
   const std::vector<double> w = difference(series, order.d);
   const int n = static_cast<int>(w.size());
-  const int from = std::max({p, q, score_from - order.d, 0});
+  const int from = arima_first_row(order, score_from);
   if (n - from < 2 * (1 + p + q) + 4) {
     return Error{ErrorCode::kNoData, "too few points (" + std::to_string(series.size()) +
                                          ") to fit this ARIMA order"};
@@ -129,8 +129,18 @@ Result<ArimaModel> fit_arima(const std::vector<double>& series, const ArimaOrder
   return out;
 }
 
+int arima_score_from(const ArimaGrid& grid) { return grid.max_d + grid.max_p + grid.max_q; }
+
+int arima_first_row(const ArimaOrder& order, int score_from) {
+  return std::max({order.p, order.q, score_from - order.d, 0});
+}
+
+std::vector<double> arima_residuals(const ArimaModel& model, const std::vector<double>& w) {
+  return residuals({model.constant, model.ar, model.ma}, w);
+}
+
 Result<ArimaModel> select_arima(const std::vector<double>& series, const ArimaGrid& grid) {
-  const int score_from = grid.max_d + grid.max_p + grid.max_q;
+  const int score_from = arima_score_from(grid);
   std::optional<ArimaModel> best;
   for (int d = 0; d <= grid.max_d; ++d) {
     for (int p = 0; p <= grid.max_p; ++p) {
@@ -147,31 +157,52 @@ Result<ArimaModel> select_arima(const std::vector<double>& series, const ArimaGr
   return *best;
 }
 
-std::vector<double> arima_forecast_path(const ArimaModel& model,
-                                        const std::vector<double>& series, int steps) {
-  std::vector<double> path;
-  if (series.empty()) return path;
-  path.push_back(series.back());
-  const Params params{model.constant, model.ar, model.ma};
-  std::vector<double> w = difference(series, model.order.d);
-  std::vector<double> e = residuals(params, w);
-  std::vector<double> lasts;  // last value of the series differenced j times, j < d
+ArimaTail arima_tail(const ArimaModel& model, const std::vector<double>& series) {
+  ArimaTail tail;
   for (int j = 0; j < model.order.d; ++j) {
     const std::vector<double> level = difference(series, j);
-    lasts.push_back(level.empty() ? 0.0 : level.back());
+    tail.levels.push_back(level.empty() ? 0.0 : level.back());
   }
-  const int p = static_cast<int>(model.ar.size()), q = static_cast<int>(model.ma.size());
+  const std::vector<double> w = difference(series, model.order.d);
+  const std::vector<double> e = arima_residuals(model, w);
+  const auto last = [](const std::vector<double>& v, std::size_t n) {
+    return std::vector<double>(v.end() - static_cast<std::ptrdiff_t>(std::min(n, v.size())), v.end());
+  };
+  tail.lags = last(w, model.ar.size());
+  tail.shocks = last(e, model.ma.size());
+  // A series shorter than the orders (never after a fit) reads as zeros before its start.
+  tail.lags.insert(tail.lags.begin(), model.ar.size() - tail.lags.size(), 0.0);
+  tail.shocks.insert(tail.shocks.begin(), model.ma.size() - tail.shocks.size(), 0.0);
+  return tail;
+}
+
+std::vector<double> arima_regressors(const ArimaTail& tail) {
+  std::vector<double> x{1.0};
+  x.insert(x.end(), tail.lags.rbegin(), tail.lags.rend());
+  x.insert(x.end(), tail.shocks.rbegin(), tail.shocks.rend());
+  return x;
+}
+
+std::vector<double> arima_forecast_path(const ArimaModel& model, const ArimaTail& tail, double last, int steps) {
+  std::vector<double> path{last};
+  ArimaTail at = tail;
   for (int h = 1; h <= steps; ++h) {
-    const int t = static_cast<int>(w.size());
+    const std::vector<double> x = arima_regressors(at);
     double next = model.constant;
-    for (int i = 1; i <= p && t - i >= 0; ++i) next += model.ar[i - 1] * w[t - i];
-    for (int j = 1; j <= q && t - j >= 0; ++j) next += model.ma[j - 1] * e[t - j];
-    w.push_back(next);
-    e.push_back(0.0);  // future shocks have mean 0
+    for (std::size_t i = 0; i < model.ar.size(); ++i) next += model.ar[i] * x[1 + i];
+    for (std::size_t j = 0; j < model.ma.size(); ++j) next += model.ma[j] * x[1 + model.ar.size() + j];
+    if (!at.lags.empty()) {
+      at.lags.erase(at.lags.begin());
+      at.lags.push_back(next);
+    }
+    if (!at.shocks.empty()) {  // future shocks have mean 0
+      at.shocks.erase(at.shocks.begin());
+      at.shocks.push_back(0.0);
+    }
     double value = next;
     for (int j = model.order.d - 1; j >= 0; --j) {
-      value += lasts[j];
-      lasts[j] = value;
+      value += at.levels[static_cast<std::size_t>(j)];
+      at.levels[static_cast<std::size_t>(j)] = value;
     }
     path.push_back(value);
   }

@@ -55,10 +55,30 @@ Result<ArimaModel> fit_arima(const std::vector<double>& series, const ArimaOrder
 // Lowest-AIC order of the grid. kNoData when the series is too short for any order.
 Result<ArimaModel> select_arima(const std::vector<double>& series, const ArimaGrid& grid);
 
-// Forecasts 0..steps whole steps past the end of series (the data the model was fitted
-// to, or that data with newer points appended). Element 0 is the last observation.
-std::vector<double> arima_forecast_path(const ArimaModel& model,
-                                        const std::vector<double>& series, int steps);
+// The first index of the d-times differenced series whose residual is scored when
+// every order of `grid` is compared on the same observations (select_arima).
+int arima_score_from(const ArimaGrid& grid);
+int arima_first_row(const ArimaOrder& order, int score_from);
+
+// The model's recursive residuals on the differenced series w (0 before index p).
+std::vector<double> arima_residuals(const ArimaModel& model, const std::vector<double>& w);
+
+// The end of a series, all a fitted model needs to forecast it and to take its next
+// observation: nothing older than p differenced values and q residuals is read again.
+struct ArimaTail {
+  std::vector<double> levels;  // the last value of the series differenced j times, j = 0..d-1
+  std::vector<double> lags;    // the last p values of the differenced series, oldest first
+  std::vector<double> shocks;  // the last q residuals, oldest first
+};
+
+ArimaTail arima_tail(const ArimaModel& model, const std::vector<double>& series);
+
+// The regressors of the next differenced value: [1, w_{t-1..t-p}, e_{t-1..t-q}].
+std::vector<double> arima_regressors(const ArimaTail& tail);
+
+// Forecasts 0..steps whole steps past the end of the series whose tail this is; element
+// 0 is `last`, the last observation.
+std::vector<double> arima_forecast_path(const ArimaModel& model, const ArimaTail& tail, double last, int steps);
 
 void to_json(nlohmann::json& j, const ArimaGrid& g);
 void from_json(const nlohmann::json& j, ArimaGrid& g);

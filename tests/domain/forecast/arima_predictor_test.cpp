@@ -23,11 +23,10 @@ std::vector<double> ar1_series(double phi, double mean, double sigma, int n, std
   return y;
 }
 
-ArimaState fresh(int window = 240, int min_points = 30, int refit_every = 20) {
+ArimaState fresh(int min_points = 30, ArimaGrid grid = {}) {
   ArimaConfig c;
-  c.window = window;
+  c.grid = grid;
   c.min_points = min_points;
-  c.refit_every = refit_every;
   auto s = make_arima_state(c);
   REQUIRE(s.ok());
   return *s;
@@ -58,18 +57,64 @@ TEST_CASE("An AR(1) fit alone is ordinary least squares on the lagged series") {
   CHECK(model->scored_points == 499);
 }
 
-TEST_CASE("The ARIMA predictor refits on schedule and forecasts toward the mean") {
-  ArimaState s = fresh(400, 30, 50);
+TEST_CASE("After its first fit the ARIMA predictor keeps no observations and forecasts toward the mean") {
+  ArimaState s = fresh(30);
   for (double v : ar1_series(0.7, 50, 2, 400, 99)) s = observe(s, v);
   REQUIRE(s.fitted);
-  CHECK(s.history.size() == 400);
-  CHECK(s.since_fit == 20);  // fitted at 30, refitted at 80, 130, ..., 380
+  CHECK(s.history.empty());
+  CHECK(s.fallback.count == 400);
   CHECK(s.model.ar.at(0) == Approx(0.7).margin(0.1));
   CHECK(forecast(s, 500) == Approx(50).margin(2.0));
 }
 
+TEST_CASE("An AR order updated one observation at a time is the least-squares fit over all of them") {
+  // Dynamo's fit once, then update: the order chosen on the first 30 points, the
+  // parameters re-estimated over the whole history at every new point.
+  const ArimaGrid ar_only{2, 1, 0};
+  const std::vector<double> y = ar1_series(0.6, 40, 3, 300, 11);
+  ArimaState s = fresh(30, ar_only);
+  for (double v : y) s = observe(s, v);
+  REQUIRE(s.fitted);
+  auto batch = fit_arima(y, s.model.order, arima_score_from(ar_only));
+  REQUIRE(batch.ok());
+  CHECK(s.model.constant == Approx(batch->constant).epsilon(1e-9));
+  for (std::size_t i = 0; i < batch->ar.size(); ++i) CHECK(s.model.ar.at(i) == Approx(batch->ar[i]).epsilon(1e-9));
+  CHECK(s.model.scored_points == batch->scored_points);
+  // And it forecasts as the batch model does from the same series.
+  CHECK(forecast(s, 3) == Approx(arima_forecast_path(*batch, arima_tail(*batch, y), y.back(), 3)[3]).epsilon(1e-9));
+}
+
+TEST_CASE("The ARIMA state is as large after ten thousand observations as after a thousand") {
+  ArimaState s = fresh();
+  const std::vector<double> y = ar1_series(0.8, 30, 4, 10000, 3);
+  std::size_t at_1000 = 0;  // from here on its counts take the same bytes
+  for (std::size_t t = 0; t < y.size(); ++t) {
+    s = observe(s, y[t]);
+    if (t + 1 == 1000) at_1000 = nlohmann::json::to_msgpack(nlohmann::json(s)).size();
+  }
+  REQUIRE(s.fitted);
+  CHECK(nlohmann::json::to_msgpack(nlohmann::json(s)).size() == at_1000);
+  CHECK(at_1000 < 300);
+}
+
+TEST_CASE("An ARIMA state read back continues exactly, and one whose sums do not match its order is refused") {
+  ArimaState s = fresh();
+  const std::vector<double> y = ar1_series(0.5, 20, 2, 120, 8);
+  for (std::size_t t = 0; t < 80; ++t) s = observe(s, y[t]);
+  ArimaState back = nlohmann::json(s).get<ArimaState>();
+  for (std::size_t t = 80; t < y.size(); ++t) {
+    s = observe(s, y[t]);
+    back = observe(back, y[t]);
+  }
+  CHECK(nlohmann::json(back) == nlohmann::json(s));
+  CHECK(forecast(back, 4) == forecast(s, 4));
+  nlohmann::json corrupt = s;
+  corrupt[7][9].push_back(1.0);  // one sum of x w too many
+  CHECK_THROWS_WITH(corrupt.get<ArimaState>(), Catch::Contains("do not match the order"));
+}
+
 TEST_CASE("ARIMA answers as the constant predictor until min_points observations") {
-  ArimaState s = fresh(240, 30, 20);
+  ArimaState s = fresh(30);
   for (int t = 0; t < 29; ++t) {
     s = observe(s, 10.0 + t);
     CHECK_FALSE(s.fitted);
@@ -90,18 +135,10 @@ TEST_CASE("ARIMA extends the trend of a trending series") {
   CHECK(f25 == Approx(0.5 * (f2 + f3)));
 }
 
-TEST_CASE("The ARIMA window keeps only the newest observations") {
-  ArimaState s = fresh(50, 30, 10);
-  for (int t = 0; t < 120; ++t) s = observe(s, t);
-  CHECK(s.history.size() == 50);
-  CHECK(s.history.front() == 70.0);
-  CHECK(s.fallback.count == 120);
-}
-
-TEST_CASE("ARIMA rejects a window smaller than min_points naming it") {
+TEST_CASE("ARIMA rejects min_points too few for its grid naming it") {
   ArimaConfig c;
-  c.window = 10;
+  c.min_points = 10;
   auto bad = make_arima_state(c);
   REQUIRE_FALSE(bad.ok());
-  CHECK(bad.error().message.find("arima.window") != std::string::npos);
+  CHECK(bad.error().message == "arima.min_points must be >= 14 for this grid, got 10");
 }

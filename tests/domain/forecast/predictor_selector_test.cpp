@@ -13,7 +13,6 @@ namespace {
 SelectorState fresh(const std::vector<PredictorKind>& kinds) {
   PredictorConfig c;
   c.seasonal.period_steps = 24;
-  c.arima.window = 120;
   auto s = make_selector(kinds, c);
   REQUIRE(s.ok());
   return *s;

@@ -15,9 +15,7 @@ namespace {
 PredictorConfig small_config() {
   PredictorConfig c;
   c.seasonal.period_steps = 24;
-  c.arima.window = 120;
   c.arima.min_points = 30;
-  c.arima.refit_every = 15;
   return c;
 }
 
