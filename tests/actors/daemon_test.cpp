@@ -30,7 +30,7 @@ std::vector<std::vector<Decision>> simulate_decisions(const std::string& policy_
 }
 
 TEST_CASE("over the example trace the daemon's actors decide exactly what simulate decides, tick by tick") {
-  for (const std::string policy : {"hybrid", "load", "throughput", "saturation", "hpa"}) {
+  for (const std::string policy : {"hybrid", "fixed", "load", "throughput", "saturation", "saturation-token", "hpa"}) {
     CAPTURE(policy);
     TempDir dir("parity_" + policy);
     actors::DaemonOptions options;
