@@ -245,9 +245,13 @@ void on_observed(self_ptr self, const RunPtr& run) {
   }
   for (ConfigRejection& r : s.rejections_to_record) add_event(*run, storage::ConfigRejected{r.source, r.error});
   s.rejections_to_record.clear();
-  const auto& models = run->observed.input.models;
+  auto& models = run->observed.input.models;
   for (std::size_t m = 0; m < models.size(); ++m) {
     if (!configured(s.config, models[m].model)) continue;
+    // What the tick uses is what is recorded: forward passes only for a policy that
+    // reads them (they are most of an observation's bytes).
+    if (!s.policy->reads_forward_passes(models[m]))
+      for (VariantTickInput& v : models[m].variants) v.forward_passes.clear();
     run->served.push_back(m);
     add_event(*run, storage::ObservationRecorded{models[m]});
   }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-
 #include <limits>
 
 #include "domain/model/backlog_projection.hpp"
@@ -291,6 +290,11 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
 class Hybrid final : public LearningPolicy<HybridMemory> {
  public:
   std::string name() const override { return "hybrid"; }
+  // A prefill/decode split is sized by the forward-pass regression (role_sizing.hpp).
+  bool reads_forward_passes(const ModelTickInput& input) const override {
+    return std::any_of(input.variants.begin(), input.variants.end(),
+                       [](const VariantTickInput& v) { return v.state.spec.role != Role::kBoth; });
+  }
 
  private:
   std::vector<ScalingRequest> requests(const ModelTickInput& m, std::span<const VariantView> views,

@@ -240,6 +240,7 @@ class Load final : public PerVariantPolicy<LoadVariantState> {
  public:
   explicit Load(std::optional<LoadConfig> config) : config_(std::move(config)) {}
   std::string name() const override { return "load"; }
+  bool reads_forward_passes(const ModelTickInput&) const override { return true; }
 
  private:
   std::pair<LoadVariantState, VariantWish> step(LoadVariantState state, const ModelTickInput&, const VariantTickInput& v,

@@ -259,6 +259,7 @@ class Throughput final : public PerVariantPolicy<ThroughputVariantState> {
  public:
   explicit Throughput(std::optional<ThroughputConfig> config) : config_(std::move(config)) {}
   std::string name() const override { return "throughput"; }
+  bool reads_forward_passes(const ModelTickInput&) const override { return true; }
 
  private:
   std::pair<ThroughputVariantState, VariantWish> step(ThroughputVariantState state, const ModelTickInput& m,

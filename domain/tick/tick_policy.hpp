@@ -55,6 +55,12 @@ class TickPolicy {
   virtual Planned plan(ModelState state, const ModelTickInput& input, std::span<const VariantView> variants,
                        const PolicyConfig& config, const TickTime& time) const = 0;
 
+  // Whether learn or plan reads the forward passes of `input`'s variants (Dynamo's
+  // forward-pass regression). A daemon sends and records them only then: they are most
+  // of an observation's bytes (64 iterations per replica), and a policy that never
+  // reads them decides the same without them.
+  virtual bool reads_forward_passes(const ModelTickInput&) const { return false; }
+
   // The GPU budget across models by priority (tick_finisher.hpp, stage 5).
   virtual Allocated allocate(FleetState state, const std::vector<ModelProposal>& proposals,
                              const PolicyConfig& config, const TickTime& time) const;
