@@ -72,52 +72,51 @@ void stop_unconfigured(self_ptr self) {
   }
 }
 
-void deliver(self_ptr, const RunPtr& run) { run->promise.deliver(std::move(run->summary)); }
+void deliver(const RunPtr& run) { run->promise.deliver(std::move(run->summary)); }
 
 void fail(const RunPtr& run, const std::string& what) {
   run->promise.deliver(caf::make_error(caf::sec::runtime_error, what));
 }
 
+// Appends what the tick recorded after its decision batch (actuations, an actuation
+// incident), then replies to the driver.
+void journal_then_deliver(self_ptr self, const RunPtr& run) {
+  auto& s = self->state;
+  if (run->events.empty()) return deliver(run);
+  self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
+                JournalBatch{std::move(run->events), {}, std::nullopt})
+      .then(
+          [run](JournalAck& ack) {
+            run->summary.last_seq = ack.last_seq;
+            deliver(run);
+          },
+          [run](caf::error& err) { fail(run, "journal: " + to_string(err)); });
+}
+
 void actuate(self_ptr self, const RunPtr& run, std::vector<std::uint64_t> decision_seqs) {
   auto& s = self->state;
-  if (run->decisions.empty()) return deliver(self, run);
-  self->request(s.actuator, seconds(s.options.timeouts.actuation_s), actuate_atom::value,
-                ActuationRequest{run->decisions, std::move(decision_seqs), run->time.now_s})
+  run->events.clear();  // the decision batch is durable; what follows is a batch of its own
+  if (run->decisions.empty()) return deliver(run);
+  ActuationRequest request{run->decisions, std::move(decision_seqs), run->time.now_s};
+  run->summary.decisions = std::move(run->decisions);
+  self->request(s.actuator, seconds(s.options.timeouts.actuation_s), actuate_atom::value, std::move(request))
       .then(
           [self, run](ActuationReport& report) {
             auto& s = self->state;
-            std::vector<storage::Event> events;
             for (storage::ActuationRecorded& a : report.results) {
               if (a.status == "applied") s.awaiting[a.variant] = a.target;
               if (a.status == "failed")
                 run->summary.incidents.push_back(a.variant.model.model_id + "/" + a.variant.variant + ": scaling to " +
                                                  std::to_string(a.target) + " failed: " + a.error);
-              events.push_back({0, run->time.now_s, std::move(a)});
+              add_event(*run, std::move(a));
             }
-            if (events.empty()) return deliver(self, run);
-            self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
-                          JournalBatch{std::move(events), {}, std::nullopt})
-                .then([self, run](JournalAck& ack) {
-                  run->summary.last_seq = ack.last_seq;
-                  deliver(self, run);
-                },
-                      [run](caf::error& err) { fail(run, "journal: " + to_string(err)); });
+            journal_then_deliver(self, run);
           },
           [self, run](caf::error& err) {
             // A connector that hangs or fails: the tick is over all the same, and the
             // next tick asserts every target again.
-            auto& s = self->state;
-            TickRun note;
-            note.time = run->time;
-            add_incident(note, std::nullopt, "actuation_timeout", "the connector did not answer: " + to_string(err));
-            run->summary.incidents.push_back(note.summary.incidents.front());
-            self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
-                          JournalBatch{std::move(note.events), {}, std::nullopt})
-                .then([self, run](JournalAck& ack) {
-                  run->summary.last_seq = ack.last_seq;
-                  deliver(self, run);
-                },
-                      [run](caf::error& e) { fail(run, "journal: " + to_string(e)); });
+            add_incident(*run, std::nullopt, "actuation_timeout", "the connector did not answer: " + to_string(err));
+            journal_then_deliver(self, run);
           });
 }
 
@@ -212,7 +211,6 @@ void finish_plans(self_ptr self, const RunPtr& run) {
     first += n;
   }
   run->decisions = std::move(allocated.decisions);
-  run->summary.decisions = run->decisions;
   snapshot_then_journal(self, run);
 }
 
@@ -231,7 +229,7 @@ void on_observed(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
   run->summary.more = run->observed.more;
   run->summary.last = run->observed.last;
-  if (!run->observed.more) return deliver(self, run);  // nothing more to decide: the run is over
+  if (!run->observed.more) return deliver(run);  // nothing more to decide: the run is over
   run->summary.tick = ++s.tick;
   add_event(*run, storage::TickStarted{s.tick, run->time.now_s, run->time.interval_s});
   if (s.record_config) {

@@ -98,13 +98,14 @@ Result<Resumed> resume(const storage::EventStore& store, const TickPolicy& polic
       failure = invalid_argument("tick " + std::to_string(t.tick) + " has no configuration recorded before it");
       return;
     }
-    TickInput input = t.input;
+    // A folded tick is read once: its input is moved, not copied.
+    TickInput input = std::move(t.input);
     std::erase_if(input.models, [&](const ModelTickInput& m) { return t.timed_out.count(m.model) > 0; });
     TickResult r = run_tick(std::move(memory), policy, input, tick_configs(*config));
     memory = std::move(r.next);
     if (r.decisions != t.decisions) ++out.mismatched_decisions;
     out.start.last_tick = t.tick;
-    out.last_now_s = t.input.now_s;
+    out.last_now_s = input.now_s;
     ++out.folded_ticks;
   };
   storage::EventFilter filter;

@@ -8,7 +8,6 @@
 // Run: build/bench/oracle_bench [FLEET] [TRACE ...]
 //   (defaults: ops/examples/fleet.yaml; the two Azure 2023 traces and the busiest client
 //   of the one-day ServeGen deepseek-r1 folder, all under /work/shared/traces/)
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -20,17 +19,11 @@
 #include "sim/fleet_oracle.hpp"
 #include "sim/policy_settings.hpp"
 #include "sim/trace_open.hpp"
+#include "timer.hpp"
 
 using namespace capstan;
 
 namespace {
-
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
 
 void measure(const sim::FleetConfig& fleet, const std::string& path) {
   if (!std::filesystem::exists(path)) {
@@ -45,10 +38,10 @@ void measure(const sim::FleetConfig& fleet, const std::string& path) {
   }
   sim::FleetOracleOptions options;
   options.attainment_target = settings.slo_attainment;
-  const double cpu0 = cpu_seconds();
+  const double cpu0 = bench::cpu_seconds();
   const auto wall0 = std::chrono::steady_clock::now();
   auto oracle = sim::compute_fleet_oracle(fleet, *trace.value(), settings.slo, options);
-  const double cpu_s = cpu_seconds() - cpu0;
+  const double cpu_s = bench::cpu_seconds() - cpu0;
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   if (!oracle.ok()) {
     std::printf("%-60s error: %s\n", path.c_str(), oracle.error().message.c_str());

@@ -3,12 +3,23 @@
 // machine does not move the figure.
 #pragma once
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <vector>
 
 namespace capstan::bench {
+
+// User + system CPU time of the process so far, s: steadier than wall time on a shared
+// machine.
+inline double cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
 
 template <class Body>
 double median_ns_per_call(Body&& body, int calls_per_batch, double budget_s = 1.0) {

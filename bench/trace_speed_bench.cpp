@@ -9,7 +9,6 @@
 // Run: build/bench/trace_speed_bench [AZURE_CONV_CSV] [SERVEGEN_DIR] [FLEET]
 //   (defaults: /work/shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv,
 //   /work/shared/traces/servegen/language/m-small and ops/examples/fleet.yaml)
-#include <sys/resource.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -19,17 +18,11 @@
 #include "sim/fleet_config.hpp"
 #include "sim/harness.hpp"
 #include "sim/trace_open.hpp"
+#include "timer.hpp"
 
 using namespace capstan;
 
 namespace {
-
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
 
 // Requests per CPU-second of every registered policy at this rate scale; -1 on error.
 double policies_rate(const std::string& trace_path, sim::FleetConfig fleet, double rate_scale) {
@@ -49,9 +42,9 @@ double policies_rate(const std::string& trace_path, sim::FleetConfig fleet, doub
       std::printf("error: %s\n", trace.error().message.c_str());
       return -1;
     }
-    const double t0 = cpu_seconds();
+    const double t0 = bench::cpu_seconds();
     auto run = sim::run_policy(policy, fleet, std::move(trace).value(), hopts);
-    const double spent = cpu_seconds() - t0;
+    const double spent = bench::cpu_seconds() - t0;
     if (!run.ok()) {
       std::printf("%-12s error: %s\n", info.name.c_str(), run.error().message.c_str());
       continue;
@@ -69,7 +62,7 @@ double window_cpu_s(const std::string& folder, double from_s, long long& request
   sim::TraceOptions topts;
   topts.window_from_s = from_s;
   topts.window_to_s = from_s + 3600;
-  const double t0 = cpu_seconds();
+  const double t0 = bench::cpu_seconds();
   auto trace = sim::open_trace(folder, topts);
   if (!trace.ok()) {
     std::printf("error: %s\n", trace.error().message.c_str());
@@ -85,7 +78,7 @@ double window_cpu_s(const std::string& folder, double from_s, long long& request
     if (!r.value()) break;
     ++requests;
   }
-  return cpu_seconds() - t0;
+  return bench::cpu_seconds() - t0;
 }
 
 }  // namespace
