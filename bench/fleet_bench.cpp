@@ -4,7 +4,9 @@
 // variant is a copy of one the simulator recorded (recorded_fleet.hpp), tick by tick, so
 // its pods report per-request ITL histograms; the first 20 ticks fill hybrid's ITL
 // evidence untimed, then run_tick is timed alone (building the input is not): wall time,
-// and the thread's CPU time, which a machine shared with other builds inflates less.
+// and the process's CPU time, which a machine shared with other builds inflates less.
+// Each shape runs with its models in order on one thread, then on two
+// (replay/parallel_for.hpp: a tick's models are independent until allocate).
 // Run: build/bench/fleet_bench [TRACE] [TIMED_TICKS] [MODELSxVARIANTS]
 //   (default: ops/examples/azure_code_15min.csv, 5 timed ticks, the three shapes)
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "domain/tick/tick_driver.hpp"
+#include "replay/parallel_for.hpp"
 #include "recorded_fleet.hpp"
 #include "timer.hpp"
 
@@ -25,9 +28,9 @@ namespace {
 
 constexpr std::size_t kWarmUpTicks = 20;
 
-double thread_cpu_ms() {
+double process_cpu_ms() {
   timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
@@ -36,7 +39,8 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-void time_fleet(const std::vector<TickInput>& recorded, int models, int variants_per_model, std::size_t timed) {
+void time_fleet(const std::vector<TickInput>& recorded, int models, int variants_per_model, std::size_t timed,
+                unsigned threads) {
   PolicyConfig config;
   config.slo = {2000, 100};
   FleetMemory memory;
@@ -45,11 +49,12 @@ void time_fleet(const std::vector<TickInput>& recorded, int models, int variants
   for (std::size_t t = 0; t < ticks; ++t) {
     const TickInput input = bench::widened(recorded[t], models, variants_per_model);
     const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = thread_cpu_ms();
-    TickResult result = run_tick(std::move(memory), *hybrid_policy(), input, config);
+    const double c0 = process_cpu_ms();
+    TickResult result = run_tick(std::move(memory), *hybrid_policy(), input, TickConfigs{config, {}},
+                                 threads > 1 ? parallel_for_each(threads) : ForEachModel{});
     const double elapsed_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    const double elapsed_cpu_ms = thread_cpu_ms() - c0;
+    const double elapsed_cpu_ms = process_cpu_ms() - c0;
     memory = std::move(result.next);
     bench::keep(result.decisions);
     if (t >= kWarmUpTicks) {
@@ -61,8 +66,8 @@ void time_fleet(const std::vector<TickInput>& recorded, int models, int variants
     std::printf("%5d x %-3d  too few recorded ticks\n", models, variants_per_model);
     return;
   }
-  std::printf("%6d models x %2d variants  %8.1f ms median  %8.1f ms worst of %zu ticks  (CPU %8.1f ms median)\n",
-              models, variants_per_model, median(ms), *std::max_element(ms.begin(), ms.end()), ms.size(),
+  std::printf("%6d models x %2d variants, %u thread%s  %8.1f ms median  %8.1f ms worst of %zu ticks  (CPU %8.1f ms median)\n",
+              models, variants_per_model, threads, threads > 1 ? "s" : " ", median(ms), *std::max_element(ms.begin(), ms.end()), ms.size(),
               median(cpu_ms));
 }
 
@@ -77,7 +82,7 @@ int main(int argc, char** argv) {
               recorded.size(), kWarmUpTicks);
   for (auto [models, variants] : {std::pair{1000, 10}, std::pair{10000, 1}, std::pair{1000, 3}}) {
     if (only.empty() || only == std::to_string(models) + "x" + std::to_string(variants)) {
-      time_fleet(recorded, models, variants, timed);
+      for (unsigned threads : {1u, 2u}) time_fleet(recorded, models, variants, timed, threads);
     }
   }
   return 0;

@@ -1,5 +1,6 @@
 #include "domain/tick/tick_driver.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -14,36 +15,69 @@ TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInpu
   return run_tick(std::move(memory), policy, input, TickConfigs{config, {}});
 }
 
-TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const TickConfigs& configs) {
+TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const TickConfigs& configs,
+                    const ForEachModel& for_each_model) {
   const TickTime time{input.now_s, input.interval_s};
+  const std::size_t models = input.models.size();
   TickResult out;
   std::size_t variants = 0;
   for (const ModelTickInput& model : input.models) variants += model.variants.size();
+
+  // Each model's slots, found (or made) before the models run, so that no model touches
+  // a map another one may be reading.
+  struct ModelWork {
+    std::vector<VariantMemory*> variant_slots;
+    ModelState* model_slot = nullptr;
+    std::vector<TickEvent> learn_events, plan_events;
+    ModelProposal proposal;
+  };
+  std::vector<ModelWork> work(models);
+  for (std::size_t m = 0; m < models; ++m) {
+    const ModelTickInput& model = input.models[m];
+    work[m].variant_slots.reserve(model.variants.size());
+    for (const VariantTickInput& v : model.variants) {
+      work[m].variant_slots.push_back(&memory.variants[VariantKey{model.model, v.state.spec.name}]);
+    }
+    work[m].model_slot = &memory.models[model.model];
+  }
+  // A model listed twice runs in order: its second entry reads the state the first left.
+  std::vector<const ModelState*> slots;
+  slots.reserve(models);
+  for (const ModelWork& w : work) slots.push_back(w.model_slot);
+  std::sort(slots.begin(), slots.end());
+  const bool distinct = std::adjacent_find(slots.begin(), slots.end()) == slots.end();
+  const auto learn_and_plan = [&](std::size_t m) {
+    const ModelTickInput& model = input.models[m];
+    const PolicyConfig& config = configs.for_model(model.model);
+    ModelWork& w = work[m];
+    std::vector<VariantView> views;
+    views.reserve(model.variants.size());
+    for (std::size_t i = 0; i < model.variants.size(); ++i) {
+      VariantMemory& slot = *w.variant_slots[i];
+      Learned learned = policy.learn(std::move(slot), model.model, model.variants[i], config, time);
+      slot = std::move(learned.next);
+      views.push_back(std::move(learned.view));
+      for (TickEvent& e : learned.events) w.learn_events.push_back(std::move(e));
+    }
+    Planned planned = policy.plan(std::move(*w.model_slot), model, views, config, time);
+    *w.model_slot = std::move(planned.next);
+    w.proposal = std::move(planned.proposal);
+    w.plan_events = std::move(planned.events);
+  };
+  if (for_each_model && distinct) {
+    for_each_model(models, learn_and_plan);
+  } else {
+    for (std::size_t m = 0; m < models; ++m) learn_and_plan(m);
+  }
+
   // Room for every event a tick of `hybrid` makes (learn, sizing, decision per variant):
   // an event is a large value, and regrowing the vector moved each of them several times.
-  out.events.reserve(3 * variants + input.models.size());
-  std::vector<std::vector<VariantView>> views(input.models.size());
-  for (std::size_t m = 0; m < input.models.size(); ++m) {
-    const ModelTickInput& model = input.models[m];
-    views[m].reserve(model.variants.size());
-    for (const VariantTickInput& v : model.variants) {
-      VariantMemory& slot = memory.variants[VariantKey{model.model, v.state.spec.name}];
-      Learned learned = policy.learn(std::move(slot), model.model, v, configs.for_model(model.model), time);
-      slot = std::move(learned.next);
-      views[m].push_back(std::move(learned.view));
-      for (TickEvent& e : learned.events) out.events.push_back(std::move(e));
-    }
-  }
+  out.events.reserve(3 * variants + models);
+  for (ModelWork& w : work) std::move(w.learn_events.begin(), w.learn_events.end(), std::back_inserter(out.events));
+  for (ModelWork& w : work) std::move(w.plan_events.begin(), w.plan_events.end(), std::back_inserter(out.events));
   std::vector<ModelProposal> proposals;
-  proposals.reserve(input.models.size());
-  for (std::size_t m = 0; m < input.models.size(); ++m) {
-    const ModelTickInput& model = input.models[m];
-    ModelState& slot = memory.models[model.model];
-    Planned planned = policy.plan(std::move(slot), model, views[m], configs.for_model(model.model), time);
-    slot = std::move(planned.next);
-    proposals.push_back(std::move(planned.proposal));
-    for (TickEvent& e : planned.events) out.events.push_back(std::move(e));
-  }
+  proposals.reserve(models);
+  for (ModelWork& w : work) proposals.push_back(std::move(w.proposal));
   Allocated allocated = policy.allocate(std::move(memory.fleet), proposals, configs.fleet, time);
   memory.fleet = std::move(allocated.next);
   for (TickEvent& e : allocated.events) out.events.push_back(std::move(e));

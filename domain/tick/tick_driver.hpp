@@ -10,6 +10,8 @@
 // and inputs give the same decisions and events bit for bit.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <vector>
 
@@ -42,9 +44,17 @@ struct TickConfigs {
   const PolicyConfig& for_model(const ModelKey& model) const;
 };
 
+// Calls body(i) once for each i in [0, count), in any order, possibly at once on several
+// threads, and returns when every call has. A tick's models are independent until
+// allocate (each learns and plans on its own states only), so a caller with cores to
+// spare runs them at once (replay/parallel_for.hpp); the result is the same either way.
+// Empty: in order, on the caller's thread.
+using ForEachModel = std::function<void(std::size_t count, const std::function<void(std::size_t)>& body)>;
+
 // A state missing from `memory` starts empty (a model or variant seen for the first
 // time); states of models absent from this input are kept as they are.
-TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const TickConfigs& configs);
+TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const TickConfigs& configs,
+                    const ForEachModel& for_each_model = {});
 // Every model under one configuration.
 TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInput& input, const PolicyConfig& config);
 
