@@ -57,6 +57,7 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
 
   caf::actor_system_config cfg;
   if (o.scheduler_threads > 0) cfg.set("scheduler.max-threads", o.scheduler_threads);
+  cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system system{cfg};
   auto collector = system.spawn<caf::detached>(collector_behavior, setup.source);
   auto journal = system.spawn<caf::detached>(journal_behavior, store);

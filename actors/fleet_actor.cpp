@@ -1,6 +1,8 @@
 #include "actors/fleet_actor.hpp"
 
 #include <chrono>
+#include <iterator>
+#include <memory>
 #include <set>
 
 #include "actors/message_codec.hpp"
@@ -20,10 +22,12 @@ std::string model_label(const ModelKey& m) { return m.ns + "/" + m.model_id; }
 // One tick in flight.
 struct TickRun {
   TickTime time;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   caf::typed_response_promise<TickSummary> promise;
   TickSummary summary;
   fleet::Observed observed;
   std::vector<std::size_t> served;                 // indexes of the models planned, input order
+  std::vector<std::shared_ptr<const ModelTickInput>> inputs;  // per served model, moved out of `observed`
   std::vector<std::optional<PlanReply>> replies;   // per served model
   std::size_t left = 0;
   std::vector<storage::Event> events;
@@ -31,6 +35,10 @@ struct TickRun {
   std::vector<storage::Snapshot> snapshots;
 };
 using RunPtr = std::shared_ptr<TickRun>;
+
+double ms_since_start(const TickRun& run) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - run.started).count();
+}
 
 void add_event(TickRun& run, storage::Payload payload) { run.events.push_back({0, run.time.now_s, std::move(payload)}); }
 
@@ -72,7 +80,10 @@ void stop_unconfigured(self_ptr self) {
   }
 }
 
-void deliver(const RunPtr& run) { run->promise.deliver(std::move(run->summary)); }
+void deliver(const RunPtr& run) {
+  run->summary.done_ms = ms_since_start(*run);
+  run->promise.deliver(std::move(run->summary));
+}
 
 void fail(const RunPtr& run, const std::string& what) {
   run->promise.deliver(caf::make_error(caf::sec::runtime_error, what));
@@ -132,6 +143,7 @@ void journal_tick(self_ptr self, const RunPtr& run) {
                 JournalBatch{std::move(run->events), std::move(run->snapshots), retention})
       .then(
           [self, run, first_decision](JournalAck& ack) {
+            run->summary.durable_ms = ms_since_start(*run);
             run->summary.last_seq = ack.last_seq;
             std::vector<std::uint64_t> seqs;
             for (std::size_t i = 0; i < run->decisions.size(); ++i) seqs.push_back(ack.first_seq + first_decision + i);
@@ -187,10 +199,9 @@ void finish_plans(self_ptr self, const RunPtr& run) {
   std::vector<ModelProposal> proposals;
   std::vector<model_actor> planned;
   std::vector<TickEvent> plan_events;
-  const auto& models = run->observed.input.models;
   // Learn's events, model by model, then plan's: the one driver's order.
   for (std::size_t k = 0; k < run->served.size(); ++k) {
-    const ModelKey& key = models[run->served[k]].model;
+    const ModelKey& key = run->inputs[k]->model;
     if (!run->replies[k]) continue;
     PlanReply& reply = *run->replies[k];
     for (TickEvent& e : reply.learn_events) add_event(*run, std::move(e));
@@ -211,6 +222,7 @@ void finish_plans(self_ptr self, const RunPtr& run) {
     first += n;
   }
   run->decisions = std::move(allocated.decisions);
+  run->summary.planned_ms = ms_since_start(*run);
   snapshot_then_journal(self, run);
 }
 
@@ -227,6 +239,7 @@ void record_acknowledged(FleetActorState& s, TickRun& run) {
 
 void on_observed(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
+  run->summary.observed_ms = ms_since_start(*run);
   run->summary.more = run->observed.more;
   run->summary.last = run->observed.last;
   if (!run->observed.more) return deliver(run);  // nothing more to decide: the run is over
@@ -244,6 +257,10 @@ void on_observed(self_ptr self, const RunPtr& run) {
   for (ConfigRejection& r : s.rejections_to_record) add_event(*run, storage::ConfigRejected{r.source, r.error});
   s.rejections_to_record.clear();
   auto& models = run->observed.input.models;
+  std::vector<storage::Event> acknowledged;
+  std::swap(acknowledged, run->events);
+  record_acknowledged(s, *run);  // before the served models' observations move out
+  std::swap(acknowledged, run->events);
   for (std::size_t m = 0; m < models.size(); ++m) {
     if (!configured(s.config, models[m].model)) continue;
     // What the tick uses is what is recorded: forward passes only for a policy that
@@ -252,23 +269,26 @@ void on_observed(self_ptr self, const RunPtr& run) {
       for (VariantTickInput& v : models[m].variants) v.forward_passes.clear();
     run->served.push_back(m);
     add_event(*run, storage::ObservationRecorded{models[m]});
+    run->inputs.push_back(std::make_shared<const ModelTickInput>(std::move(models[m])));
   }
-  record_acknowledged(s, *run);
+  std::move(acknowledged.begin(), acknowledged.end(), std::back_inserter(run->events));
   run->replies.resize(run->served.size());
   run->left = run->served.size();
   if (run->left == 0) return finish_plans(self, run);
-  const TickConfigs configs = tick_configs(s.config);
+  const auto fleet_config = std::make_shared<const PolicyConfig>(s.config.fleet);
   for (std::size_t k = 0; k < run->served.size(); ++k) {
-    const ModelTickInput& input = models[run->served[k]];
-    self->request(model_for(self, input.model), seconds(s.options.timeouts.model_s), plan_atom::value,
-                  PlanRequest{input, configs.for_model(input.model), run->time})
+    const std::shared_ptr<const ModelTickInput>& input = run->inputs[k];
+    const auto own = s.config.models.find(input->model);
+    auto config = own == s.config.models.end() ? fleet_config : std::make_shared<const PolicyConfig>(own->second);
+    self->request(model_for(self, input->model), seconds(s.options.timeouts.model_s), plan_atom::value,
+                  PlanRequest{input, std::move(config), run->time})
         .then(
             [self, run, k](PlanReply& reply) {
               run->replies[k] = std::move(reply);
               if (--run->left == 0) finish_plans(self, run);
             },
             [self, run, k](caf::error& err) {
-              const ModelKey& key = run->observed.input.models[run->served[k]].model;
+              const ModelKey& key = run->inputs[k]->model;
               add_incident(*run, key, "model_timeout",
                            "did not plan in time (" + to_string(err) + "); its last decisions stay in force");
               if (--run->left == 0) finish_plans(self, run);

@@ -153,18 +153,20 @@ Result<fleet::Observed> from_message_json<fleet::Observed>(const json& j) {
   });
 }
 
+// On the wire a learn request carries its own variant only.
 json to_message_json(const LearnRequest& x) {
   ModelTickInput one;
-  one.model = x.model;
-  one.variants.push_back(x.input);
-  return {{"input", encode_model_tick_input(one)}, {"config", encode_config(x.config)}, {"time", encode_time(x.time)}};
+  one.model = x.model_input->model;
+  one.variants.push_back(x.input());
+  return {{"input", encode_model_tick_input(one)}, {"config", encode_config(*x.config)}, {"time", encode_time(x.time)}};
 }
 template <>
 Result<LearnRequest> from_message_json<LearnRequest>(const json& j) {
   return read_message<LearnRequest>("learn request", j, [](const FieldReader& r) {
     ModelTickInput one = value_or_throw(decode_model_tick_input(r.at("input").json()), r.at("input"));
     if (one.variants.size() != 1) r.at("input").fail("must hold exactly one variant");
-    return LearnRequest{one.model, std::move(one.variants.front()), read_config(r.at("config")), read_time(r.at("time"))};
+    return LearnRequest{std::make_shared<const ModelTickInput>(std::move(one)), 0,
+                        std::make_shared<const PolicyConfig>(read_config(r.at("config"))), read_time(r.at("time"))};
   });
 }
 
@@ -177,13 +179,14 @@ Result<LearnReply> from_message_json<LearnReply>(const json& j) {
 }
 
 json to_message_json(const PlanRequest& x) {
-  return {{"input", encode_model_tick_input(x.input)}, {"config", encode_config(x.config)}, {"time", encode_time(x.time)}};
+  return {{"input", encode_model_tick_input(*x.input)}, {"config", encode_config(*x.config)}, {"time", encode_time(x.time)}};
 }
 template <>
 Result<PlanRequest> from_message_json<PlanRequest>(const json& j) {
   return read_message<PlanRequest>("plan request", j, [](const FieldReader& r) {
-    return PlanRequest{value_or_throw(decode_model_tick_input(r.at("input").json()), r.at("input")),
-                       read_config(r.at("config")), read_time(r.at("time"))};
+    return PlanRequest{
+        std::make_shared<const ModelTickInput>(value_or_throw(decode_model_tick_input(r.at("input").json()), r.at("input"))),
+        std::make_shared<const PolicyConfig>(read_config(r.at("config"))), read_time(r.at("time"))};
   });
 }
 
@@ -331,7 +334,9 @@ Result<ConfigUpdate> from_message_json<ConfigUpdate>(const json& j) {
 json to_message_json(const TickSummary& x) {
   return {{"tick", x.tick},           {"now_s", encode_number(x.now_s)}, {"more", x.more},
           {"last", x.last},           {"decisions", encode_decisions(x.decisions)},
-          {"incidents", x.incidents}, {"last_seq", x.last_seq}};
+          {"incidents", x.incidents}, {"last_seq", x.last_seq},
+          {"phases_ms", {encode_number(x.observed_ms), encode_number(x.planned_ms), encode_number(x.durable_ms),
+                         encode_number(x.done_ms)}}};
 }
 template <>
 Result<TickSummary> from_message_json<TickSummary>(const json& j) {
@@ -345,6 +350,10 @@ Result<TickSummary> from_message_json<TickSummary>(const json& j) {
     const FieldReader incidents = r.at("incidents");
     for (std::size_t i = 0; i < incidents.size(); ++i) s.incidents.push_back(incidents.at(i).string());
     s.last_seq = r.at("last_seq").unsigned64();
+    const FieldReader phases = r.at("phases_ms");
+    double* into[] = {&s.observed_ms, &s.planned_ms, &s.durable_ms, &s.done_ms};
+    if (phases.size() != std::size(into)) phases.fail("expected 4 numbers");
+    for (std::size_t i = 0; i < std::size(into); ++i) *into[i] = phases.at(i).number();
     return s;
   });
 }

@@ -45,7 +45,7 @@ void finish_plan(self_ptr self, LearnGather& g) {
     for (TickEvent& e : r->events) reply.learn_events.push_back(std::move(e));
     views.push_back(std::move(r->view));
   }
-  Planned planned = s.policy->plan(s.state, g.request.input, views, g.request.config, g.request.time);
+  Planned planned = s.policy->plan(s.state, *g.request.input, views, *g.request.config, g.request.time);
   s.pending = std::move(planned.next);
   reply.proposal = std::move(planned.proposal);
   reply.plan_events = std::move(planned.events);
@@ -67,7 +67,7 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
         auto g = std::make_shared<LearnGather>();
         g->promise = self->make_response_promise<PlanReply>();
         g->request = std::move(request);
-        const auto& variants = g->request.input.variants;
+        const auto& variants = g->request.input->variants;
         g->replies.resize(variants.size());
         g->left = variants.size();
         self->state.pending.reset();
@@ -78,7 +78,7 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
         for (std::size_t i = 0; i < variants.size(); ++i) {
           auto variant = variant_for(self, variants[i].state.spec.name);
           self->request(variant, self->state.learn_timeout, learn_atom::value,
-                        LearnRequest{g->request.input.model, variants[i], g->request.config, g->request.time})
+                        LearnRequest{g->request.input, i, g->request.config, g->request.time})
               .then(
                   [self, g, i](LearnReply& reply) {
                     if (g->failed) return;
@@ -90,7 +90,7 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
                     g->failed = true;
                     g->promise.deliver(caf::make_error(
                         caf::sec::request_timeout,
-                        "variant '" + g->request.input.variants[i].state.spec.name + "' did not learn: " + to_string(err)));
+                        "variant '" + g->request.input->variants[i].state.spec.name + "' did not learn: " + to_string(err)));
                   });
         }
         return g->promise;

@@ -9,7 +9,8 @@ variant_actor::behavior_type variant_behavior(variant_actor::stateful_pointer<Va
   return {
       [self](learn_atom, const LearnRequest& request) -> LearnReply {
         auto& s = self->state;
-        Learned learned = s.policy->learn(s.memory, request.model, request.input, request.config, request.time);
+        Learned learned =
+            s.policy->learn(s.memory, request.model_input->model, request.input(), *request.config, request.time);
         s.pending = std::move(learned.next);
         return LearnReply{std::move(learned.view), std::move(learned.events)};
       },

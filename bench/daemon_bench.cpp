@@ -6,17 +6,21 @@
 // restart: opening the store and folding from the newest snapshot; and the peak RSS.
 // Targets on 2 cores: a 10,000-variant tick under 300 ms, restart under 1 s at 1,000
 // models, RSS under 64 MiB at 1,000 variants.
-// Run: build/bench/daemon_bench [TICKS]   (default 40: a snapshot at 20 and 40)
+// Run: build/bench/daemon_bench [TICKS] [MODELSxVARIANTS]
+//   (default 40 ticks: a snapshot at 20 and 40; the three fleets)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "actors/daemon.hpp"
 #include "actors/resume.hpp"
 #include "recorded_fleet.hpp"
+#include "timer.hpp"
 
 using namespace capstan;
 
@@ -51,6 +55,7 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
   const auto dir = std::filesystem::temp_directory_path() / ("capstan_daemon_bench_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   bench::reset_peak_rss();
+  const long baseline_kib = bench::rss_kib();  // the bench's own recorded inputs, not the daemon's
   actors::DaemonSetup setup;
   setup.policy = hybrid_policy();
   setup.config.policy = "hybrid";
@@ -63,10 +68,17 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
   setup.options.max_ticks = ticks;
   setup.options.fleet.timeouts.model_s = 60;
   std::vector<std::chrono::steady_clock::time_point> done;
+  std::vector<double> cpu_at_done;  // the process's CPU seconds, all threads
   std::uint64_t events = 0;
+  struct Phases {
+    double observed_ms, planned_ms, durable_ms, done_ms;
+  };
+  std::vector<Phases> phases;
   setup.on_tick = [&](const actors::TickSummary& s) {
     done.push_back(std::chrono::steady_clock::now());
+    cpu_at_done.push_back(bench::cpu_seconds());
     events = s.last_seq;
+    phases.push_back({s.observed_ms, s.planned_ms, s.durable_ms, s.done_ms});
   };
   std::atomic<bool> stop{false};
   const auto start = std::chrono::steady_clock::now();
@@ -78,6 +90,9 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
   for (std::size_t i = 20; i < done.size(); ++i)  // after hybrid's ITL evidence has filled
     ms.push_back(std::chrono::duration<double, std::milli>(done[i] - done[i - 1]).count());
   std::sort(ms.begin(), ms.end());
+  std::vector<double> cpu_ms;
+  for (std::size_t i = 20; i < cpu_at_done.size(); ++i) cpu_ms.push_back(1e3 * (cpu_at_done[i] - cpu_at_done[i - 1]));
+  std::sort(cpu_ms.begin(), cpu_ms.end());
   const long rss = bench::peak_rss_kib();
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -92,11 +107,26 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
     return;
   }
   std::printf(
-      "%6d models x %d variants  tick %7.1f ms median  %7.1f ms worst (%zu ticks)   %8llu events (%.0f/s)   "
-      "restart %6.0f ms (folded %llu ticks)   peak RSS %5.0f MiB\n",
-      models, variants, ms[ms.size() / 2], ms.back(), ms.size(), static_cast<unsigned long long>(events),
+      "%6d models x %d variants  tick %7.1f ms median  %7.1f ms worst (%zu ticks; CPU %.1f ms median)   %8llu events (%.0f/s)   "
+      "restart %6.0f ms (folded %llu ticks)   peak RSS %5.0f MiB (%.0f MiB above the bench's %.0f MiB of recorded inputs)\n",
+      models, variants, ms[ms.size() / 2], ms.back(), ms.size(), cpu_ms[cpu_ms.size() / 2], static_cast<unsigned long long>(events),
       static_cast<double>(events) / total_s, restart_ms,
-      static_cast<unsigned long long>(resumed.value().folded_ticks), static_cast<double>(rss) / 1024.0);
+      static_cast<unsigned long long>(resumed.value().folded_ticks), static_cast<double>(rss) / 1024.0,
+      static_cast<double>(rss - baseline_kib) / 1024.0, static_cast<double>(baseline_kib) / 1024.0);
+  // Where a tick's time goes, median over the timed ticks, ms from the tick's start.
+  std::vector<double> observed, planned, durable, finished;
+  for (std::size_t i = 20; i < phases.size(); ++i) {
+    observed.push_back(phases[i].observed_ms);
+    planned.push_back(phases[i].planned_ms);
+    durable.push_back(phases[i].durable_ms);
+    finished.push_back(phases[i].done_ms);
+  }
+  const auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  std::printf("%29s  observed at %.1f ms, planned at %.1f ms, durable at %.1f ms, done at %.1f ms (medians)\n", "",
+              median(observed), median(planned), median(durable), median(finished));
   std::filesystem::remove_all(dir);
 }
 
@@ -107,8 +137,10 @@ int main(int argc, char** argv) {
   const std::vector<TickInput> recorded = bench::simulated_ticks();
   if (recorded.empty()) return 1;
   std::printf("capstan run's tick, everything included (hybrid, synced batch per tick, snapshot every 20 ticks)\n");
-  bench_fleet(recorded, 1000, 1, ticks);
-  bench_fleet(recorded, 1000, 3, ticks);
-  bench_fleet(recorded, 10000, 1, ticks);
+  const std::string only = argc > 2 ? argv[2] : "";
+  for (auto [models, variants] : {std::pair{1000, 1}, std::pair{1000, 3}, std::pair{10000, 1}}) {
+    if (only.empty() || only == std::to_string(models) + "x" + std::to_string(variants))
+      bench_fleet(recorded, models, variants, ticks);
+  }
   return 0;
 }

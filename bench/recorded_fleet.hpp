@@ -85,15 +85,19 @@ inline TickInput widened(const TickInput& recorded, int models, int variants_per
   return out;
 }
 
-// The process's peak resident set (VmHWM), KiB; -1 when /proc says nothing.
-inline long peak_rss_kib() {
+// A line of /proc/self/status, KiB; -1 when /proc says nothing.
+inline long status_kib(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6));
+    if (line.rfind(field + ":", 0) == 0) return std::stol(line.substr(field.size() + 1));
   }
   return -1;
 }
+
+// The process's peak resident set (VmHWM) and its resident set now (VmRSS), KiB.
+inline long peak_rss_kib() { return status_kib("VmHWM"); }
+inline long rss_kib() { return status_kib("VmRSS"); }
 
 // Starts a new peak at the current resident set (Linux: "5" to clear_refs), so that a
 // figure measures what follows and not the simulation that recorded the inputs; memory

@@ -60,7 +60,11 @@ TEST_CASE("plan replies, settle requests and tick summaries survive CAF's serial
   summary.now_s = 210;
   summary.decisions = {sample_decision()};
   summary.incidents = {"prod/llama-70b: did not plan in time"};
+  summary.planned_ms = 12.25;
+  summary.done_ms = 30.5;
   const auto summary_back = round_trip(system, summary);
+  CHECK(summary_back.planned_ms == 12.25);
+  CHECK(summary_back.done_ms == 30.5);
   CHECK(summary_back.decisions == summary.decisions);
   CHECK(summary_back.incidents == summary.incidents);
   CHECK(summary_back.tick == 7);
@@ -69,6 +73,39 @@ TEST_CASE("plan replies, settle requests and tick summaries survive CAF's serial
   const auto time_back = round_trip(system, time);
   CHECK(time_back.now_s == 120.5);
   CHECK(time_back.interval_s == 30);
+}
+
+TEST_CASE("a learn request carries its own variant of the shared observation, and a plan request all of it") {
+  caf::actor_system_config cfg;
+  caf::actor_system system{cfg};
+  ModelTickInput input;
+  input.model = {"prod", "llama-70b"};
+  input.arrival_rate_rps = 4.5;
+  for (const char* name : {"a100", "h100"}) {
+    VariantTickInput v;
+    v.state.spec.name = name;
+    v.state.current_replicas = 2;
+    input.variants.push_back(v);
+  }
+  const auto shared = std::make_shared<const ModelTickInput>(input);
+  PolicyConfig config;
+  config.slo = {1500, 80};
+  const auto shared_config = std::make_shared<const PolicyConfig>(config);
+
+  const actors::LearnRequest learn{shared, 1, shared_config, {60, 30}};
+  const auto learn_back = round_trip(system, learn);
+  CHECK(learn_back.model_input->model == input.model);
+  REQUIRE(learn_back.model_input->variants.size() == 1);  // its own variant only
+  CHECK(learn_back.input().state.spec.name == "h100");
+  CHECK(learn_back.config->slo.ttft_ms == 1500);
+  CHECK(learn_back.time.now_s == 60);
+
+  const actors::PlanRequest plan{shared, shared_config, {60, 30}};
+  const auto plan_back = round_trip(system, plan);
+  REQUIRE(plan_back.input->variants.size() == 2);
+  CHECK(plan_back.input->variants[0].state.spec.name == "a100");
+  CHECK(plan_back.input->arrival_rate_rps == 4.5);
+  CHECK(plan_back.config->slo.itl_ms == 80);
 }
 
 TEST_CASE("a message whose bytes are not its codec's is refused, naming the message and the field") {
