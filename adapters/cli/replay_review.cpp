@@ -6,8 +6,12 @@
 
 #include "adapters/cli/replay_flags.hpp"
 #include "adapters/cli/usage_error.hpp"
+#include "adapters/cli/run_command.hpp"
+#include "config/daemon_config.hpp"
+#include "domain/policies/policy.hpp"
 #include "replay/timeline.hpp"
 #include "replay/verify.hpp"
+#include "replay/what_if.hpp"
 
 namespace capstan::cli {
 namespace {
@@ -93,6 +97,94 @@ int run_verify(const VerifyFlags& f) {
   return report.value().all_match() ? 0 : 1;
 }
 
+struct WhatIfFlags {
+  std::string data;
+  std::string config;
+  std::string policy;
+  RangeFlags range;
+  std::size_t show = 20;
+};
+
+// The configuration a daemon would run under from FILE alone (defaults < file), with its
+// sim fleet's serving-side defaults, as `capstan run --config FILE` builds it.
+actors::ConfigUpdate what_if_config(const std::string& file) {
+  config::ConfigSources sources;
+  sources.file = file;
+  auto effective = config::load_config(sources);
+  if (!effective.ok()) throw UsageError("--config: " + effective.error().message);
+  std::vector<sim::FleetConfig> fleets;
+  if (!effective.value().config.sim_fleet.empty()) {
+    auto fleet = sim::load_fleet_config(effective.value().config.sim_fleet);
+    if (!fleet.ok()) throw UsageError("--config: sim_fleet: " + fleet.error().message);
+    fleets.push_back(std::move(fleet).value());
+  }
+  return to_update(effective.value(), fleets);
+}
+
+std::string slo_text(const std::optional<CapacitySized>& c) {
+  if (!c) return "-";
+  char text[96];
+  std::snprintf(text, sizeof text, "TTFT %g ms, ITL %g ms (%s)", c->slo.ttft_ms, c->slo.itl_ms, c->slo_source.c_str());
+  return text;
+}
+
+std::string decision_text(const Decision& d) {
+  if (d.variant.empty()) return "(no decision)";
+  return std::to_string(d.current_replicas) + " -> " + std::to_string(d.target_replicas) + " [" +
+         to_string(d.reason.code) + "] " + d.reason.text;
+}
+
+void print_what_if(const replay::WhatIfReport& r, const std::string& config, std::ostream& out) {
+  out << "replay what-if: recorded policy " << r.recorded_policy << " -> " << r.what_if_policy << ", under "
+      << (config.empty() ? std::string("the recorded configuration") : config) << ", " << r.ticks << " ticks\n";
+  out << "note: this replays the demand and fleet that were observed; it does not model the demand, queues and "
+         "latencies that a differently sized fleet would have produced.\n\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "%-45s %9s %9s %9s %9s  %s\n", "variant", "rec rep-h", "what-if", "delta",
+                "changed", "SLO recorded -> what-if");
+  out << line;
+  for (const replay::VariantDifference& v : r.variants) {
+    const std::string name = replay::variant_name(v.model, v.variant);
+    const std::string changed = std::to_string(v.changed) + "/" + std::to_string(v.decisions);
+    std::snprintf(line, sizeof line, "%-45s %9.3f %9.3f %+9.3f %9s  %s -> %s\n", name.c_str(), v.recorded_replica_hours,
+                  v.what_if_replica_hours, v.what_if_replica_hours - v.recorded_replica_hours, changed.c_str(),
+                  slo_text(v.recorded_last).c_str(), slo_text(v.what_if_last).c_str());
+    out << line;
+  }
+  out << "\ndecisions that would change (target or reason): " << r.changed;
+  if (r.changed > r.changes.size()) out << " (the first " << r.changes.size() << ")";
+  out << "\n";
+  for (const replay::ChangedDecision& c : r.changes) {
+    std::snprintf(line, sizeof line, "  t=%gs tick %llu %s\n", c.time_s, static_cast<unsigned long long>(c.tick),
+                  replay::variant_name(c.recorded.model, c.recorded.variant).c_str());
+    out << line;
+    out << "    recorded: " << decision_text(c.recorded) << "\n";
+    out << "    what-if:  " << decision_text(c.what_if) << "\n";
+  }
+}
+
+int run_what_if(const WhatIfFlags& f) {
+  if (f.config.empty() && f.policy.empty()) throw UsageError("what-if needs --config FILE, --policy P or both");
+  replay::WhatIfOptions o;
+  o.range = parse_range_flags(f.range);
+  o.max_changes = f.show;
+  if (!f.policy.empty()) {
+    auto policy = find_policy(f.policy);
+    if (!policy.ok()) throw UsageError("--policy: " + policy.error().message);
+    o.policy = f.policy;
+  }
+  if (!f.config.empty()) o.config = what_if_config(f.config);
+  auto store = open_replay_store(f.data);
+  auto report = replay::what_if(*store, o);
+  if (!report.ok()) {
+    std::cerr << "capstan: replay what-if: " << report.error().message << "\n";
+    return 1;
+  }
+  print_what_if(report.value(), f.config, std::cout);
+  std::cout.flush();
+  return 0;
+}
+
 void add_range_options(CLI::App* cmd, RangeFlags& r, bool with_seq) {
   if (with_seq) {
     cmd->add_option("--from-seq", r.from_seq, "first sequence number of the range");
@@ -121,6 +213,15 @@ void add_replay_review_commands(CLI::App& replay, int& exit_status) {
   add_range_options(verify, v->range, true);
   verify->add_option("--show", v->show, "how many divergences to print (default 10)");
   verify->callback([v, &exit_status] { exit_status = run_verify(*v); });
+
+  auto w = std::make_shared<WhatIfFlags>();
+  CLI::App* what_if = replay.add_subcommand("what-if", "the recorded inputs under another configuration or policy");
+  what_if->add_option("--data", w->data, "the store's directory (capstan run --data-dir)")->required();
+  what_if->add_option("--config", w->config, "a capstan configuration file to replay under");
+  what_if->add_option("--policy", w->policy, "a policy to replay under (default: the recorded one)");
+  add_range_options(what_if, w->range, true);
+  what_if->add_option("--show", w->show, "how many changed decisions to print (default 20)");
+  what_if->callback([w, &exit_status] { exit_status = run_what_if(*w); });
 }
 
 }  // namespace capstan::cli
