@@ -9,6 +9,9 @@
 #include "adapters/cli/run_command.hpp"
 #include "config/daemon_config.hpp"
 #include "domain/policies/policy.hpp"
+#include "adapters/cli/output_file.hpp"
+#include "replay/explain.hpp"
+#include "replay/report.hpp"
 #include "replay/timeline.hpp"
 #include "replay/verify.hpp"
 #include "replay/what_if.hpp"
@@ -185,6 +188,54 @@ int run_what_if(const WhatIfFlags& f) {
   return 0;
 }
 
+struct ExplainFlags {
+  std::string data;
+  std::string at;
+  std::string model;
+};
+
+int run_explain(const ExplainFlags& f) {
+  const double at_s = parse_time_flag("--at", f.at);
+  const ModelKey model = *parse_model_flag("--model", f.model);
+  auto store = open_replay_store(f.data);
+  require_recorded_model(*store, "--model", model);
+  auto decisions = replay::decisions_at(*store, model, at_s);
+  if (!decisions.ok()) {
+    std::cerr << "capstan: replay explain: " << decisions.error().message << "\n";
+    return 1;
+  }
+  if (decisions.value().empty())
+    throw UsageError("--at: " + replay::model_name(model) + " has no decision at or before t=" + f.at);
+  replay::write_explanation(decisions.value(), at_s, std::cout);
+  std::cout.flush();
+  return 0;
+}
+
+struct ReportFlags {
+  std::string data;
+  std::string out;
+  RangeFlags range;
+};
+
+int run_report(const ReportFlags& f, const std::string& command) {
+  const replay::ReplayRange range = parse_range_flags(f.range);
+  auto store = open_replay_store(f.data);  // before the output file: a bad --data must not truncate it
+  auto series = replay::report_series(*store, range);
+  if (!series.ok()) {
+    std::cerr << "capstan: replay report: " << series.error().message << "\n";
+    return 1;
+  }
+  auto out = open_output(f.out, "--out");
+  *out << replay::render_replay_report(series.value(), f.data, command);
+  out->close();
+  if (!*out) {
+    std::cerr << "capstan: replay report: writing " << f.out << " failed\n";
+    return 1;
+  }
+  std::cerr << "wrote " << f.out << " (" << series.value().size() << " models)\n";
+  return 0;
+}
+
 void add_range_options(CLI::App* cmd, RangeFlags& r, bool with_seq) {
   if (with_seq) {
     cmd->add_option("--from-seq", r.from_seq, "first sequence number of the range");
@@ -222,6 +273,23 @@ void add_replay_review_commands(CLI::App& replay, int& exit_status) {
   add_range_options(what_if, w->range, true);
   what_if->add_option("--show", w->show, "how many changed decisions to print (default 20)");
   what_if->callback([w, &exit_status] { exit_status = run_what_if(*w); });
+
+  auto e = std::make_shared<ExplainFlags>();
+  CLI::App* explain = replay.add_subcommand("explain", "the full reasoning of one model's decision at a time");
+  explain->add_option("--data", e->data, "the store's directory (capstan run --data-dir)")->required();
+  explain->add_option("--at", e->at, "the time: the last decision at or before it (seconds, 90m, or a UTC date-time)")
+      ->required();
+  explain->add_option("--model", e->model, "NAMESPACE/MODEL_ID")->required();
+  explain->callback([e, &exit_status] { exit_status = run_explain(*e); });
+
+  auto r = std::make_shared<ReportFlags>();
+  CLI::App* report = replay.add_subcommand("report", "an offline HTML report with plots of the recorded history");
+  report->add_option("--data", r->data, "the store's directory (capstan run --data-dir)")->required();
+  report->add_option("--out", r->out, "the HTML file to write")->required();
+  add_range_options(report, r->range, true);
+  report->callback([r, &exit_status] {
+    exit_status = run_report(*r, "capstan replay report --data " + r->data + " --out " + r->out);
+  });
 }
 
 }  // namespace capstan::cli

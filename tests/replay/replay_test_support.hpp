@@ -24,16 +24,18 @@ inline std::string test_dir(const std::string& name) {
 
 // The store's directory; `capstan run` exits 0 or the first caller throws.
 inline const std::string& recorded_history() {
-  static const std::string dir = [] {
-    const std::string data = test_dir("history");
-    const auto run = run_binary("run --clock virtual --config " + std::string(CAPSTAN_SOURCE_DIR) +
-                                    "/ops/examples/capstan.yaml --data-dir " + data,
-                                120);
-    if (run.exit_status != 0) throw std::runtime_error("capstan run failed: " + run.stderr_text);
-    std::atexit([] { std::filesystem::remove_all(test_dir("history")); });
-    return data;
-  }();
-  return dir;
+  struct Recorded {
+    std::string dir = test_dir("history");
+    Recorded() {
+      const auto run = run_binary("run --clock virtual --config " + std::string(CAPSTAN_SOURCE_DIR) +
+                                      "/ops/examples/capstan.yaml --data-dir " + dir,
+                                  120);
+      if (run.exit_status != 0) throw std::runtime_error("capstan run failed: " + run.stderr_text);
+    }
+    ~Recorded() { std::filesystem::remove_all(dir); }
+  };
+  static const Recorded recorded;
+  return recorded.dir;
 }
 
 // A fresh store at `to` holding `from`'s events in order (so the same sequence numbers),
