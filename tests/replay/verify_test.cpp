@@ -2,6 +2,7 @@
 // for bit; one altered decision is found and named.
 #include <catch2/catch.hpp>
 
+#include "adapters/spawned_binary.hpp"
 #include "replay/verify.hpp"
 #include "replay_test_support.hpp"
 
@@ -89,6 +90,24 @@ TEST_CASE("capstan replay verify names a bad flag with exit status 2") {
   run = run_binary("replay verify --data " + recorded_history() + " --from-seq 9 --to-seq 3", 60);
   CHECK(run.exit_status == 2);
   CHECK_THAT(run.stderr_text, Catch::Contains("--from-seq 9 is after --to-seq 3"));
+}
+
+TEST_CASE("replay verify and timeline read the store of a daemon that is running, and leave it running") {
+  const std::string data = test_dir("live");
+  // Wall clock 100x: a 30 s tick every 0.3 s; each tick prints a line.
+  SpawnedBinary daemon({"run", "--config", std::string(CAPSTAN_SOURCE_DIR) + "/ops/examples/capstan.yaml", "--clock",
+                        "wall", "--speedup", "100", "--data-dir", data});
+  REQUIRE(daemon.started());
+  for (int lines = 0; lines < 5; ++lines) REQUIRE_FALSE(daemon.read_line(std::chrono::seconds(20)).empty());
+  const auto verified = run_binary("replay verify --data " + data, 60);
+  INFO(verified.stdout_text + verified.stderr_text);
+  CHECK(verified.exit_status == 0);
+  CHECK_THAT(verified.stdout_text, Catch::Contains("OK: every recomputed event matches"));
+  const auto timeline = run_binary("replay timeline --data " + data + " --format csv", 60);
+  CHECK(timeline.exit_status == 0);
+  CHECK_FALSE(daemon.read_line(std::chrono::seconds(20)).empty());  // still ticking
+  CHECK(daemon.terminate() == 0);
+  std::filesystem::remove_all(data);
 }
 
 }  // namespace
