@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "domain/policies/policy.hpp"
-#include "replay/read_ahead_store.hpp"
 
 namespace capstan::replay {
 
@@ -59,9 +58,8 @@ Result<VerifyReport> verify(const storage::EventStore& store, const ReplayRange&
   actors::FoldRange fold_range;
   fold_range.to_seq = range.to_seq;
   std::string recorded_bytes, recomputed_bytes;
-  const ReadAheadStore ahead(store);
   auto folded = actors::fold_recorded(
-      ahead, *policy.value(), start.value().fold, fold_range,
+      store, *policy.value(), start.value().fold, fold_range,
       [&](actors::RecordedTick& t, const TickResult& r, const actors::ConfigUpdate&) {
         if (!range.contains(t.seq, t.input.now_s)) return;
         ++report.ticks_compared;

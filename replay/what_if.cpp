@@ -3,7 +3,6 @@
 #include <map>
 
 #include "domain/policies/policy.hpp"
-#include "replay/read_ahead_store.hpp"
 
 namespace capstan::replay {
 
@@ -32,9 +31,8 @@ Result<WhatIfReport> what_if(const storage::EventStore& store, const WhatIfOptio
   fold_range.to_seq = o.range.to_seq;
   if (o.config) fold_range.config_override = &*o.config;
   std::vector<TickEvent> recorded_events;
-  const ReadAheadStore ahead(store);
   auto folded = actors::fold_recorded(
-      ahead, *policy.value(), start.value().fold, fold_range,
+      store, *policy.value(), start.value().fold, fold_range,
       [&](actors::RecordedTick& t, const TickResult& r, const actors::ConfigUpdate&) {
         if (!o.range.contains(t.seq, t.input.now_s)) return;
         ++report.ticks;
