@@ -119,7 +119,6 @@ Result<std::uint64_t> fold_recorded(const storage::EventStore& store, const Tick
             pending->recorded.input.now_s = p.now_s;
             pending->recorded.input.interval_s = p.interval_s;
           } else if constexpr (std::is_same_v<P, storage::ConfigApplied>) {
-            if (e.seq > range.to_seq) return;
             auto update = from_message_json<ConfigUpdate>(p.effective);
             if (!update.ok())
               failure = invalid_argument("config_applied at seq " + std::to_string(e.seq) + ": " + update.error().message);
@@ -130,7 +129,6 @@ Result<std::uint64_t> fold_recorded(const storage::EventStore& store, const Tick
           } else if constexpr (std::is_same_v<P, storage::Incident>) {
             if (pending && p.model && p.kind == "model_timeout") pending->timed_out.insert(*p.model);
           } else if constexpr (std::is_same_v<P, storage::ActuationRecorded>) {
-            if (e.seq > range.to_seq) return;
             if (p.status == "applied") start.awaiting[p.variant] = p.target;
             if (p.status == "acknowledged") start.awaiting.erase(p.variant);
           } else if constexpr (std::is_same_v<P, TickEvent>) {
@@ -138,7 +136,8 @@ Result<std::uint64_t> fold_recorded(const storage::EventStore& store, const Tick
           }
         },
         e.payload);
-    // Past the range and its last tick: nothing more to read.
+    // Past the range and its last tick: nothing more to read. (An event past to_seq that
+    // is read belongs to the last tick, which is folded whole.)
     return !failure && (e.seq <= range.to_seq || pending.has_value());
   });
   if (!visited.ok()) return visited.error();

@@ -252,7 +252,7 @@ void add_replay_review_commands(CLI::App& replay, int& exit_status) {
   CLI::App* timeline = replay.add_subcommand("timeline", "the recorded decisions and their inputs, one a line");
   timeline->add_option("--data", t->data, "the store's directory (capstan run --data-dir)")->required();
   timeline->add_option("--model", t->model, "only this model, NAMESPACE/MODEL_ID");
-  timeline->add_option("--variant", t->variant, "only this variant");
+  timeline->add_option("--variant", t->variant, "only this variant (of the events that name one)");
   add_range_options(timeline, t->range, true);
   timeline->add_option("--type", t->type, "decision (default: with their inputs) or another event type");
   timeline->add_option("--format", t->format, "table (default), json or csv");

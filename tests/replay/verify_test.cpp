@@ -2,6 +2,8 @@
 // for bit; one altered decision is found and named.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "adapters/spawned_binary.hpp"
 #include "replay/verify.hpp"
 #include "replay_test_support.hpp"
@@ -48,6 +50,19 @@ TEST_CASE("verify of a range after the snapshot folds from the snapshot and comp
   CHECK(report.value().all_match());
 }
 
+TEST_CASE("verify of a range that ends inside a tick folds and compares that tick whole") {
+  auto store = storage::EventStore::open_read_only(recorded_history());
+  REQUIRE(store.ok());
+  ReplayRange range;
+  range.to_seq = 1;  // the first tick's `tick` event; its configuration and decisions follow it
+  auto report = verify(*store.value(), range);
+  REQUIRE(report.ok());
+  CHECK(report.value().ticks_folded == 1);
+  CHECK(report.value().ticks_compared == 1);
+  CHECK(report.value().by_type.at("decision").compared == 2);
+  CHECK(report.value().all_match());
+}
+
 TEST_CASE("capstan replay verify exits 0 on a recorded history and prints the counts") {
   const auto run = run_binary("replay verify --data " + recorded_history(), 60);
   INFO(run.stderr_text);
@@ -90,6 +105,28 @@ TEST_CASE("capstan replay verify names a bad flag with exit status 2") {
   run = run_binary("replay verify --data " + recorded_history() + " --from-seq 9 --to-seq 3", 60);
   CHECK(run.exit_status == 2);
   CHECK_THAT(run.stderr_text, Catch::Contains("--from-seq 9 is after --to-seq 3"));
+}
+
+// Every file of a directory with its size and modification time.
+std::map<std::string, std::pair<std::uintmax_t, std::filesystem::file_time_type>> listing(const std::string& dir) {
+  std::map<std::string, std::pair<std::uintmax_t, std::filesystem::file_time_type>> out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    if (entry.is_regular_file()) out[entry.path().string()] = {entry.file_size(), entry.last_write_time()};
+  return out;
+}
+
+TEST_CASE("no replay command writes into the store's directory") {
+  const std::string data = recorded_history();
+  const auto before = listing(data);
+  const std::string out = test_dir("untouched") + ".html";
+  for (const std::string& command :
+       {"verify --data " + data, "timeline --data " + data, "what-if --data " + data + " --policy erlang",
+        "explain --data " + data + " --at 600 --model sim/meta-llama/Llama-2-70b-hf", "report --data " + data + " --out " + out}) {
+    CAPTURE(command);
+    CHECK(run_binary("replay " + command, 60).exit_status == 0);
+  }
+  std::filesystem::remove(out);
+  CHECK(listing(data) == before);
 }
 
 TEST_CASE("replay verify and timeline read the store of a daemon that is running, and leave it running") {
