@@ -39,8 +39,13 @@ Result<ReplayStart> replay_start(const storage::EventStore& store, const ReplayR
   ReplayStart out;
   auto snapshot = actors::newest_snapshot(store);
   if (!snapshot.ok()) return snapshot.error();
-  const bool before_range = snapshot.value().snapshot_seq > 0 && snapshot.value().snapshot_seq < range.from_seq &&
-                            (!range.from_time_s || snapshot.value().last_now_s < *range.from_time_s);
+  // The snapshot's state is after its seq and its last tick's time: every tick of a range
+  // that starts after both comes after it.
+  const actors::FoldStart& at = snapshot.value();
+  const bool by_seq = range.from_seq > 1;
+  const bool by_time = range.from_time_s.has_value();
+  const bool before_range = at.snapshot_seq > 0 && (by_seq || by_time) && (!by_seq || at.snapshot_seq < range.from_seq) &&
+                            (!by_time || at.last_now_s < *range.from_time_s);
   if (before_range) {
     out.fold = std::move(snapshot).value();
     out.policy = out.fold.policy;

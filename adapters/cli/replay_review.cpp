@@ -95,6 +95,9 @@ int run_verify(const VerifyFlags& f) {
     std::cerr << "capstan: replay verify: " << report.error().message << "\n";
     return 1;
   }
+  if (report.value().ticks_compared == 0)
+    throw UsageError("--from-seq/--to-seq/--from/--to: no recorded tick starts in the range (the store's last event is seq " +
+                     std::to_string(store->last_sequence()) + ")");
   print_verify(report.value(), std::cout);
   std::cout.flush();
   return report.value().all_match() ? 0 : 1;

@@ -72,6 +72,24 @@ TEST_CASE("capstan replay verify exits 0 on a recorded history and prints the co
   CHECK_THAT(run.stdout_text, Catch::Contains("(100.0000%)"));
 }
 
+TEST_CASE("capstan replay verify passes across a daemon restart, from the empty fleet and from the snapshot") {
+  const std::string data = test_dir("restarted");
+  const std::string run = "run --clock virtual --config " + std::string(CAPSTAN_SOURCE_DIR) +
+                          "/ops/examples/capstan.yaml --data-dir " + data + " --max-ticks ";
+  REQUIRE(run_binary(run + "25", 120).exit_status == 0);
+  const auto second = run_binary(run + "40", 120);
+  REQUIRE(second.exit_status == 0);
+  REQUIRE_THAT(second.stderr_text, Catch::Contains("resumed from"));
+  auto verified = run_binary("replay verify --data " + data, 60);
+  INFO(verified.stdout_text + verified.stderr_text);
+  CHECK(verified.exit_status == 0);
+  CHECK_THAT(verified.stdout_text, Catch::Contains("from the empty fleet"));
+  verified = run_binary("replay verify --data " + data + " --from 800", 60);
+  CHECK(verified.exit_status == 0);
+  CHECK_THAT(verified.stdout_text, Catch::Contains("from the snapshot at seq"));
+  std::filesystem::remove_all(data);
+}
+
 TEST_CASE("capstan replay verify exits 1 naming the altered decision with both values") {
   const std::string copy = test_dir("altered");
   std::uint64_t altered = 0;
@@ -105,6 +123,9 @@ TEST_CASE("capstan replay verify names a bad flag with exit status 2") {
   run = run_binary("replay verify --data " + recorded_history() + " --from-seq 9 --to-seq 3", 60);
   CHECK(run.exit_status == 2);
   CHECK_THAT(run.stderr_text, Catch::Contains("--from-seq 9 is after --to-seq 3"));
+  run = run_binary("replay verify --data " + recorded_history() + " --from-seq 100000", 60);
+  CHECK(run.exit_status == 2);
+  CHECK_THAT(run.stderr_text, Catch::Contains("no recorded tick starts in the range"));
 }
 
 // Every file of a directory with its size and modification time.
