@@ -17,10 +17,9 @@ Result<std::uint64_t> first_seq(const storage::EventStore& store) {
   return first;
 }
 
-// The policy named by the first configuration recorded after `after_seq`.
-Result<std::string> first_policy(const storage::EventStore& store, std::uint64_t after_seq) {
+// The policy named by the first configuration recorded.
+Result<std::string> first_policy(const storage::EventStore& store) {
   storage::EventFilter filter;
-  filter.from_seq = after_seq + 1;
   filter.type = "config_applied";
   std::optional<Result<actors::ConfigUpdate>> update;
   auto ran = store.for_each(filter, [&](const storage::Event& e) {
@@ -59,7 +58,7 @@ Result<ReplayStart> replay_start(const storage::EventStore& store, const ReplayR
                             " were removed by retention and the newest snapshot (seq " +
                             std::to_string(snapshot.value().snapshot_seq) +
                             ") is not before the range: start the range after it");
-  auto policy = first_policy(store, 0);
+  auto policy = first_policy(store);
   if (!policy.ok()) return policy.error();
   out.policy = policy.value();
   return out;

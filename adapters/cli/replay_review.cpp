@@ -4,12 +4,12 @@
 #include <iostream>
 #include <memory>
 
+#include "adapters/cli/output_file.hpp"
 #include "adapters/cli/replay_flags.hpp"
-#include "adapters/cli/usage_error.hpp"
 #include "adapters/cli/run_command.hpp"
+#include "adapters/cli/usage_error.hpp"
 #include "config/daemon_config.hpp"
 #include "domain/policies/policy.hpp"
-#include "adapters/cli/output_file.hpp"
 #include "replay/explain.hpp"
 #include "replay/report.hpp"
 #include "replay/timeline.hpp"
