@@ -6,11 +6,17 @@
 // continue bit for bit; a recomputed decision that differs from the recorded one is
 // counted, as `replay verify` does.
 //
+// The snapshot reader and the fold are public because `capstan replay` (replay/) runs
+// the very same fold over a range of the history: verify compares what it recomputes,
+// what-if folds under another configuration.
+//
 // A tick's decision batch is atomic (one WriteBatch), so a crash leaves either the
 // whole tick or none of it; its actuation batch may be missing, and the first tick
 // after the restart asserts every target again.
 #pragma once
 
+#include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -33,5 +39,44 @@ Result<Resumed> resume(const storage::EventStore& store, const TickPolicy& polic
 
 // The state of each model at the end of a fold, as model actors start from it.
 std::map<ModelKey, ModelSnapshot> model_snapshots(const std::string& policy, const FleetMemory& memory);
+
+// Where a fold starts: the newest snapshot, or an empty fleet before the first event.
+struct FoldStart {
+  std::string policy;                  // whose state `memory` holds; "" without a snapshot
+  FleetMemory memory;
+  std::optional<ConfigUpdate> config;  // the configuration in force at the snapshot
+  std::uint64_t snapshot_seq = 0;      // the state is after this event; 0: before any
+  std::uint64_t last_tick = 0;
+  double last_now_s = 0;
+  std::map<VariantKey, int> awaiting;  // applied targets not yet seen in the fleet
+};
+
+// The newest snapshot of the store (an empty FoldStart when there is none). Errors name
+// the snapshot that cannot be read.
+Result<FoldStart> newest_snapshot(const storage::EventStore& store);
+
+// A tick read back from the store: what it saw and what it recorded.
+struct RecordedTick {
+  std::uint64_t tick = 0;
+  std::uint64_t seq = 0;  // of its `tick` event
+  TickInput input;        // the models that timed out live are left out: they decided nothing
+  std::vector<storage::Event> events;  // its recorded tick events (learned ... decision), in seq order
+};
+
+struct FoldRange {
+  std::uint64_t to_seq = std::numeric_limits<std::uint64_t>::max();  // the last tick started at or before it
+  // Every tick runs under this configuration instead of the recorded ones (what-if).
+  const ConfigUpdate* config_override = nullptr;
+};
+
+// What run_tick recomputed from a recorded tick, under `config`.
+using FoldVisitor = std::function<void(RecordedTick&, const TickResult&, const ConfigUpdate& config)>;
+
+// Folds every tick recorded after start.snapshot_seq (up to range.to_seq) through
+// run_tick from start.memory; `start` is left at the state after the last tick (memory,
+// config, last tick and time, awaiting targets). `visit` sees each tick once folded.
+// Errors name the event that cannot be read, or a tick with no configuration before it.
+Result<std::uint64_t> fold_recorded(const storage::EventStore& store, const TickPolicy& policy, FoldStart& start,
+                                    const FoldRange& range, const FoldVisitor& visit);
 
 }  // namespace capstan::actors

@@ -19,37 +19,12 @@
 
 #include "actors/daemon.hpp"
 #include "actors/resume.hpp"
-#include "recorded_fleet.hpp"
+#include "recorded_source.hpp"
 #include "timer.hpp"
 
 using namespace capstan;
 
 namespace {
-
-// The recorded ticks, widened to the bench's fleet, in a loop.
-class RecordedSource : public fleet::MetricsSource {
- public:
-  RecordedSource(const std::vector<TickInput>& recorded, int models, int variants)
-      : recorded_(recorded), models_(models), variants_(variants) {}
-  Result<fleet::Observed> observe(const TickTime& time) override {
-    fleet::Observed out;
-    out.input = bench::widened(recorded_[tick_++ % recorded_.size()], models_, variants_);
-    out.input.now_s = time.now_s;
-    out.input.interval_s = time.interval_s;
-    return out;
-  }
-
- private:
-  const std::vector<TickInput>& recorded_;
-  int models_, variants_;
-  std::size_t tick_ = 0;
-};
-
-class AcceptingConnector : public fleet::Connector {
- public:
-  std::string name() const override { return "accept"; }
-  Result<int> scale(const VariantKey&, int replicas) override { return replicas; }
-};
 
 void bench_fleet(const std::vector<TickInput>& recorded, int models, int variants, std::uint64_t ticks) {
   const auto dir = std::filesystem::temp_directory_path() / ("capstan_daemon_bench_" + std::to_string(::getpid()));
@@ -61,8 +36,8 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
   setup.config.policy = "hybrid";
   setup.config.fleet.slo = {2000, 100};
   setup.config.applied = {{"bench", true}};
-  setup.source = std::make_shared<RecordedSource>(recorded, models, variants);
-  setup.connector = std::make_shared<AcceptingConnector>();
+  setup.source = std::make_shared<bench::RecordedSource>(recorded, models, variants);
+  setup.connector = std::make_shared<bench::AcceptingConnector>();
   setup.options.data_dir = dir.string();
   setup.options.virtual_clock = true;
   setup.options.max_ticks = ticks;

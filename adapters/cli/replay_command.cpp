@@ -7,6 +7,8 @@
 #include <string>
 
 #include "adapters/cli/output_file.hpp"
+#include "adapters/cli/replay_flags.hpp"
+#include "adapters/cli/replay_review.hpp"
 #include "adapters/cli/usage_error.hpp"
 #include "replay/export.hpp"
 #include "storage/event_store.hpp"
@@ -24,40 +26,24 @@ struct ExportFlags {
 
 storage::EventFilter filter_of(const ExportFlags& f) {
   storage::EventFilter filter;
-  if (f.from_seq) filter.from_seq = *f.from_seq;
-  if (f.to_seq) filter.to_seq = *f.to_seq;
-  if (filter.from_seq > filter.to_seq) {
-    throw UsageError("--from-seq " + std::to_string(filter.from_seq) + " is after --to-seq " + std::to_string(filter.to_seq));
-  }
+  const replay::ReplayRange range = parse_range_flags({f.from_seq, f.to_seq, "", ""});
+  filter.from_seq = range.from_seq;
+  filter.to_seq = range.to_seq;
   if (!f.type.empty()) {
-    const auto& known = storage::known_event_types();
-    if (std::find(known.begin(), known.end(), f.type) == known.end()) {
-      std::string names;
-      for (const std::string& t : known) names += (names.empty() ? "" : ", ") + t;
-      throw UsageError("--type: '" + f.type + "' is not an event type; known: " + names);
-    }
+    require_event_type("--type", f.type);
     filter.type = f.type;
   }
-  if (!f.model.empty()) {
-    // Model ids hold slashes themselves ("meta-llama/Llama-3.1-8B"): the namespace ends
-    // at the first.
-    const std::size_t slash = f.model.find('/');
-    if (slash == std::string::npos || slash == 0 || slash + 1 == f.model.size()) {
-      throw UsageError("--model must be NAMESPACE/MODEL_ID, got '" + f.model + "'");
-    }
-    filter.model = ModelKey{f.model.substr(0, slash), f.model.substr(slash + 1)};
-  }
+  filter.model = parse_model_flag("--model", f.model);
   return filter;
 }
 
 int run_export(const ExportFlags& f) {
   const storage::EventFilter filter = filter_of(f);
   // The store first: a bad --data must not truncate the output file.
-  auto store = storage::EventStore::open_read_only(f.data);
-  if (!store) throw UsageError("--data: " + store.error().message);
+  auto store = open_replay_store(f.data);
   std::unique_ptr<std::ofstream> file = f.out == "-" ? nullptr : open_output(f.out, "--out");
   std::ostream& out = file ? static_cast<std::ostream&>(*file) : std::cout;
-  const auto written = replay::export_events(**store, filter, out);
+  const auto written = replay::export_events(*store, filter, out);
   if (!written) {
     std::cerr << "capstan: replay export: " << written.error().message << "\n";
     return 1;
@@ -80,6 +66,7 @@ void add_replay_command(CLI::App& app, int& exit_status) {
   export_cmd->add_option("--type", f->type, "only events of this type (e.g. decision)");
   export_cmd->add_option("--model", f->model, "only events of this model, NAMESPACE/MODEL_ID");
   export_cmd->callback([f, &exit_status] { exit_status = run_export(*f); });
+  add_replay_review_commands(*replay, exit_status);
 }
 
 }  // namespace capstan::cli

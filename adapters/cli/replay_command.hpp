@@ -1,5 +1,5 @@
 // `capstan replay`: offline work on a recorded store (DESIGN.md "Interfaces a user sees").
-// Only `export` so far (issue 21); timeline, verify and what-if follow in their own issue.
+// `export` lives here; timeline, verify, what-if, explain and report in replay_review.hpp.
 //   capstan replay export --data DIR --out FILE.jsonl|- [--from-seq N] [--to-seq N]
 //                         [--type TYPE] [--model NS/MODEL_ID]
 // Exit status: 0 when every selected event was written, 1 when the store could not be

@@ -22,6 +22,26 @@ extern char** environ;
 
 namespace capstan::cli {
 
+static bool is_default(const config::EffectiveConfig& effective, const std::string& key) {
+  const auto it = effective.origins.find(key);
+  return it == effective.origins.end() || it->second.layer == config::Layer::kDefault;
+}
+
+actors::ConfigUpdate to_update(const config::EffectiveConfig& effective, std::span<const sim::FleetConfig> fleets) {
+  config::DaemonConfig c = effective.config;
+  if (is_default(effective, "client_timeout_s")) c.client_timeout_s = sim::longest_client_timeout_s(fleets);
+  if (is_default(effective, "hpa_target_per_replica"))
+    c.hpa_target_per_replica = sim::fleet_hpa_target(fleets, c.hpa_target_per_replica);
+  actors::ConfigUpdate update;
+  update.policy = c.policy;
+  update.fleet = policy_config(c);
+  update.any_model = c.models.empty();
+  for (const config::ModelEntry& m : c.models)
+    if (!m.any_namespace) update.models[m.key] = config::policy_config_for(c, m.key);
+  update.applied = config::to_json(effective);
+  return update;
+}
+
 namespace {
 
 std::atomic<bool> g_stop{false};
@@ -41,29 +61,6 @@ std::optional<std::string> demo_config_path() {
     if (std::filesystem::exists(path)) return path.string();
   }
   return std::nullopt;
-}
-
-bool is_default(const config::EffectiveConfig& effective, const std::string& key) {
-  const auto it = effective.origins.find(key);
-  return it == effective.origins.end() || it->second.layer == config::Layer::kDefault;
-}
-
-// The configuration the actors run under, from the layers; the sim fleets supply what
-// an operator knows of the serving side (its gateway's timeout, its HPA's target) when
-// the configuration does not say, as `simulate` takes them from the fleet.
-actors::ConfigUpdate to_update(const config::EffectiveConfig& effective, std::span<const sim::FleetConfig> fleets) {
-  config::DaemonConfig c = effective.config;
-  if (is_default(effective, "client_timeout_s")) c.client_timeout_s = sim::longest_client_timeout_s(fleets);
-  if (is_default(effective, "hpa_target_per_replica"))
-    c.hpa_target_per_replica = sim::fleet_hpa_target(fleets, c.hpa_target_per_replica);
-  actors::ConfigUpdate update;
-  update.policy = c.policy;
-  update.fleet = policy_config(c);
-  update.any_model = c.models.empty();
-  for (const config::ModelEntry& m : c.models)
-    if (!m.any_namespace) update.models[m.key] = config::policy_config_for(c, m.key);
-  update.applied = config::to_json(effective);
-  return update;
 }
 
 std::string format_number(double v) {

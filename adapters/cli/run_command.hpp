@@ -7,9 +7,21 @@
 // and is made durable; exit 0).
 #pragma once
 
+#include <span>
+
 #include <CLI/CLI.hpp>
 
+#include "actors/messages.hpp"
+#include "config/daemon_config.hpp"
+#include "sim/fleet_config.hpp"
+
 namespace capstan::cli {
+
+// The configuration the actors run under, from the layers; the sim fleets supply what
+// an operator knows of the serving side (its gateway's timeout, its HPA's target) when
+// the configuration does not say, as `simulate` takes them from the fleet. `replay
+// what-if` builds its configuration with it too, so the same file gives the same one.
+actors::ConfigUpdate to_update(const config::EffectiveConfig& effective, std::span<const sim::FleetConfig> fleets);
 
 void add_run_command(CLI::App& app, int& status);
 

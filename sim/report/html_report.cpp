@@ -4,36 +4,15 @@
 #include <cstdio>
 
 #include "sim/report/html_escape.hpp"
-#include "sim/report/report_assets.hpp"
+#include "sim/report/html_page.hpp"
 
 namespace capstan::sim {
 
 namespace {
 
-// Inside <script>, "</" would end the element early.
-std::string script_safe(std::string text) {
-  for (std::size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 3))
-    text.replace(at, 2, "<\\/");
-  return text;
-}
-
 nlohmann::json latency_or_null(const TickRecord& t, double value) {
   return t.completed > 0 ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
-
-const char* kStyle = R"CSS(
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px; color: #222; }
-h1 { font-size: 20px; } h2 { font-size: 17px; margin-top: 32px; }
-code, pre { background: #f4f4f4; padding: 2px 4px; }
-pre { white-space: pre-wrap; }
-table.summary { border-collapse: collapse; }
-table.summary th, table.summary td { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: right; }
-table.summary th:first-child, table.summary td:first-child { text-align: left; }
-.panel { border: 1px solid #ccc; border-radius: 6px; padding: 12px; margin: 16px 0; }
-.charts { display: flex; flex-wrap: wrap; gap: 12px; }
-.error { color: #b00; }
-details { margin-top: 8px; }
-)CSS";
 
 // Builds the table and the panels from the two JSON blocks.
 const char* kScript = R"JS(
@@ -183,16 +162,8 @@ std::string render_html_report(const nlohmann::json& summary, const std::vector<
                                const std::string& command) {
   nlohmann::json series = nlohmann::json::array();
   for (const auto& run : runs) series.push_back(series_json(run));
-  std::string html;
-  html += "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  html += "<title>capstan simulate: " + html_escape(summary.value("trace", "")) + "</title>\n";
-  html += "<style>";
-  html += uplot_css();
-  html += "</style>\n<style>";
-  html += kStyle;
-  html += "</style>\n<script>";
-  html += uplot_js();
-  html += "</script>\n</head>\n<body>\n<h1>capstan simulate</h1>\n";
+  std::string html = chart_page_head("capstan simulate: " + summary.value("trace", ""));
+  html += "<h1>capstan simulate</h1>\n";
   html += "<pre>$ " + html_escape(command) + "</pre>\n";
   html += "<p>trace <code>" + html_escape(summary.value("trace", "")) + "</code>, fleet <code>" +
           html_escape(summary.value("fleet", "")) + "</code>, SLO TTFT &le; " +
@@ -200,11 +171,11 @@ std::string render_html_report(const nlohmann::json& summary, const std::vector<
           " ms. " + yardsticks_text(summary) + "</p>\n";
   if (summary.contains("seed_aggregate")) html += seeds_table(summary.at("seed_aggregate"));
   html += "<table class=\"summary\" id=\"table\"></table>\n<div id=\"panels\"></div>\n";
-  html += "<script type=\"application/json\" id=\"summary\">" + script_safe(summary.dump()) + "</script>\n";
-  html += "<script type=\"application/json\" id=\"series\">" + script_safe(series.dump()) + "</script>\n";
+  html += json_script("summary", summary);
+  html += json_script("series", series);
   html += "<script>";
   html += kScript;
-  html += "</script>\n<p>Charts: uPlot 1.6.32 (MIT), embedded.</p>\n</body>\n</html>\n";
+  html += "</script>\n" + chart_page_tail();
   return html;
 }
 
