@@ -257,6 +257,11 @@ void on_observed(self_ptr self, const RunPtr& run) {
   for (ConfigRejection& r : s.rejections_to_record) add_event(*run, storage::ConfigRejected{r.source, r.error});
   s.rejections_to_record.clear();
   auto& models = run->observed.input.models;
+  // Room for the tick's events (an observation per model; a learned, a sizing and a
+  // decision event per variant, a forecast per model): regrowing moved each several times.
+  std::size_t variants = 0;
+  for (const ModelTickInput& m : models) variants += m.variants.size();
+  run->events.reserve(run->events.size() + 2 * models.size() + 3 * variants);
   std::vector<storage::Event> acknowledged;
   std::swap(acknowledged, run->events);
   record_acknowledged(s, *run);  // before the served models' observations move out
