@@ -5,17 +5,17 @@
 
 namespace capstan::sim {
 
-double longest_client_timeout_s(std::span<const FleetConfig> fleets) {
-  double longest = 0;
-  for (const FleetConfig& fleet : fleets) longest = std::max(longest, fleet.client_timeout_s);
-  return longest;
-}
-
-double fleet_hpa_target(std::span<const FleetConfig> fleets, double fallback) {
-  for (const FleetConfig& fleet : fleets) {
-    if (fleet.hpa_target_per_replica > 0) return fleet.hpa_target_per_replica;
+PolicySettings with_fleet_settings(PolicySettings settings, std::span<const FleetConfig> fleets, SetByOperator set) {
+  if (!set.client_timeout) {
+    settings.client_timeout_s = 0;
+    for (const FleetConfig& fleet : fleets) settings.client_timeout_s = std::max(settings.client_timeout_s, fleet.client_timeout_s);
   }
-  return fallback;
+  if (!set.hpa_target) {
+    const auto it = std::find_if(fleets.begin(), fleets.end(),
+                                 [](const FleetConfig& fleet) { return fleet.hpa_target_per_replica > 0; });
+    if (it != fleets.end()) settings.hpa_target_per_replica = it->hpa_target_per_replica;
+  }
+  return settings;
 }
 
 }  // namespace capstan::sim

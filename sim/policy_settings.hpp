@@ -13,10 +13,18 @@ namespace capstan::sim {
 using capstan::PolicySettings;
 using capstan::policy_config;
 
-// What an operator configures as its gateway's timeout: the longest of the fleets'.
-double longest_client_timeout_s(std::span<const FleetConfig> fleets);
+// Which of the settings a fleet can decide were set by the operator instead.
+struct SetByOperator {
+  bool client_timeout = false;
+  bool hpa_target = false;
+};
 
-// The HPA target the operator set in a fleet (the first fleet that sets one), or `fallback`.
-double fleet_hpa_target(std::span<const FleetConfig> fleets, double fallback);
+// `settings` with what the simulated fleets decide, where the operator did not: the
+// gateway's timeout (the longest of the fleets', as an operator configures its gateway)
+// and the HPA's target per replica (the first fleet's that sets one, else the setting's
+// own default). `simulate`, `scenarios`, `capstan run` on the simulated fleet and the
+// tests all take them from here.
+PolicySettings with_fleet_settings(PolicySettings settings, std::span<const FleetConfig> fleets,
+                                   SetByOperator set = {});
 
 }  // namespace capstan::sim

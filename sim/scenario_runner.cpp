@@ -164,16 +164,14 @@ PolicySettings policy_settings(const PreparedScenario& p) {
   PolicySettings settings;
   settings.slo = s.slo;
   settings.slo_attainment = s.slo_attainment;
-  settings.client_timeout_s = longest_client_timeout_s(p.fleets);
   settings.scale_down_cooldown_s = s.scale_down_cooldown_s;
   settings.scale_to_zero_retention_s = s.scale_to_zero_retention_s;
   settings.gpu_budget = s.gpu_budget;
   settings.pd_band = s.policy.pd_band;
   settings.max_step_up = s.policy.max_step_up;
   settings.max_step_down = s.policy.max_step_down;
-  settings.hpa_target_per_replica =
-      s.policy.hpa_target > 0 ? s.policy.hpa_target : fleet_hpa_target(p.fleets, settings.hpa_target_per_replica);
-  return settings;
+  if (s.policy.hpa_target > 0) settings.hpa_target_per_replica = s.policy.hpa_target;
+  return with_fleet_settings(settings, p.fleets, {.hpa_target = s.policy.hpa_target > 0});
 }
 
 PolicyConfig policy_config(const PreparedScenario& p) { return policy_config(policy_settings(p)); }

@@ -29,9 +29,10 @@ static bool is_default(const config::EffectiveConfig& effective, const std::stri
 
 actors::ConfigUpdate to_update(const config::EffectiveConfig& effective, std::span<const sim::FleetConfig> fleets) {
   config::DaemonConfig c = effective.config;
-  if (is_default(effective, "client_timeout_s")) c.client_timeout_s = sim::longest_client_timeout_s(fleets);
-  if (is_default(effective, "hpa_target_per_replica"))
-    c.hpa_target_per_replica = sim::fleet_hpa_target(fleets, c.hpa_target_per_replica);
+  static_cast<PolicySettings&>(c) =
+      sim::with_fleet_settings(c, fleets,
+                               {.client_timeout = !is_default(effective, "client_timeout_s"),
+                                .hpa_target = !is_default(effective, "hpa_target_per_replica")});
   actors::ConfigUpdate update;
   update.policy = c.policy;
   update.fleet = policy_config(c);

@@ -88,10 +88,8 @@ SeedRun simulate_seed(const SimulateFlags& f, const sim::FleetConfig& fleet, con
                       sim::TraceOptions topts, std::uint64_t seed, std::ostream* record_out) {
   SeedRun out;
   topts.seed = seed;
-  sim::PolicySettings settings = f.settings;
-  settings.client_timeout_s = sim::longest_client_timeout_s({&fleet, 1});  // the operator knows its gateway's
   // --hpa-target, else the fleet's, else the hpa policy's default.
-  if (!f.hpa_target_given) settings.hpa_target_per_replica = sim::fleet_hpa_target({&fleet, 1}, settings.hpa_target_per_replica);
+  const sim::PolicySettings settings = sim::with_fleet_settings(f.settings, {&fleet, 1}, {.hpa_target = f.hpa_target_given});
   const SloTargets slo = settings.slo;
   const auto wall_start = std::chrono::steady_clock::now();
 

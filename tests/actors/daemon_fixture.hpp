@@ -44,10 +44,7 @@ inline std::unique_ptr<sim::TraceSource> example_trace(std::uint64_t seed = 1) {
 
 // The configuration `simulate` runs the example fleet under.
 inline PolicyConfig example_policy_config(const sim::FleetConfig& fleet) {
-  PolicySettings settings;
-  settings.client_timeout_s = sim::longest_client_timeout_s({&fleet, 1});
-  settings.hpa_target_per_replica = sim::fleet_hpa_target({&fleet, 1}, settings.hpa_target_per_replica);
-  return policy_config(settings);
+  return policy_config(sim::with_fleet_settings(PolicySettings{}, {&fleet, 1}));
 }
 
 inline actors::ConfigUpdate update_for(const std::string& policy, const PolicyConfig& config) {

@@ -47,19 +47,25 @@ TEST_CASE("policy_config carries every setting and makes the tail probability 1 
   CHECK(c.target_concurrency_per_replica == 8);
 }
 
-TEST_CASE("The client timeout is the longest of the fleets'") {
+TEST_CASE("The client timeout is the longest of the fleets', unless the operator set one") {
   std::vector<FleetConfig> fleets(3);
   fleets[0].client_timeout_s = 30;
   fleets[1].client_timeout_s = 120;
-  CHECK(longest_client_timeout_s(fleets) == 120);
-  CHECK(longest_client_timeout_s({}) == 0);
+  PolicySettings mine;
+  mine.client_timeout_s = 45;
+  CHECK(with_fleet_settings(mine, fleets).client_timeout_s == 120);
+  CHECK(with_fleet_settings(mine, {}).client_timeout_s == 0);
+  CHECK(with_fleet_settings(mine, fleets, {.client_timeout = true}).client_timeout_s == 45);
 }
 
-TEST_CASE("The HPA target is the first fleet's that sets one, else the default") {
+TEST_CASE("The HPA target is the operator's, else the first fleet's that sets one, else the default") {
   std::vector<FleetConfig> fleets(3);
-  CHECK(fleet_hpa_target(fleets, 32) == 32);
+  CHECK(with_fleet_settings(PolicySettings{}, fleets).hpa_target_per_replica == 32);
   fleets[1].hpa_target_per_replica = 12;
   fleets[2].hpa_target_per_replica = 20;
-  CHECK(fleet_hpa_target(fleets, 32) == 12);
+  CHECK(with_fleet_settings(PolicySettings{}, fleets).hpa_target_per_replica == 12);
+  PolicySettings mine;
+  mine.hpa_target_per_replica = 7;
+  CHECK(with_fleet_settings(mine, fleets, {.hpa_target = true}).hpa_target_per_replica == 7);
   CHECK(PolicySettings{}.hpa_target_per_replica == PolicyConfig{}.target_concurrency_per_replica);
 }
