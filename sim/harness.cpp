@@ -10,6 +10,7 @@
 
 #include "sim/outcome_stats.hpp"
 #include "sim/rng.hpp"
+#include "sim/simulated_models.hpp"
 
 namespace capstan::sim {
 
@@ -123,22 +124,6 @@ RunReport combined_report(const std::vector<std::unique_ptr<Simulation>>& sims, 
   return r;
 }
 
-std::optional<Error> validate(const std::vector<ModelInput>& models, const HarnessOptions& options) {
-  if (!(options.tick_s > 0)) return invalid_argument("tick_s must be > 0");
-  if (models.empty()) return invalid_argument("a run needs at least one model");
-  std::set<std::string> names;
-  for (std::size_t m = 0; m < models.size(); ++m) {
-    const std::string where = "models[" + std::to_string(m) + "]";
-    if (!names.insert(models[m].fleet.model).second)
-      return invalid_argument(where + ": model '" + models[m].fleet.model +
-                              "' appears twice; decisions are routed by model id");
-    if (models[m].priority < 1)
-      return invalid_argument(where + ": priority must be >= 1, got " + std::to_string(models[m].priority));
-    if (!models[m].trace) return invalid_argument(where + ": no trace");
-  }
-  return std::nullopt;
-}
-
 std::string tick_label(double t_s) { return "tick at " + std::to_string(static_cast<long long>(t_s)) + " s"; }
 
 }  // namespace
@@ -234,26 +219,25 @@ void freeze_metrics(TickInput& input, const TickInput& frozen) {
 }
 
 Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, const HarnessOptions& options) {
-  if (auto e = validate(models, options)) return *e;
+  if (!(options.tick_s > 0)) return invalid_argument("tick_s must be > 0");
+  auto created = SimulatedModels::create(std::move(models), options.seed, options.slo);
+  if (!created.ok()) return created.error();
+  SimulatedModels& fleet = created.value();
+  const auto& sims = fleet.simulations();
   PolicyRun run;
   run.policy = policy.name();
-  std::vector<std::unique_ptr<Simulation>> sims;
-  std::vector<std::vector<std::optional<int>>> desired;
-  for (std::size_t m = 0; m < models.size(); ++m) {
-    const FleetConfig& fleet = models[m].fleet;
+  for (std::size_t m = 0; m < fleet.size(); ++m) {
+    const FleetConfig& f = fleet.fleets()[m];
     ModelRun mr;
-    mr.model = fleet.model;
-    mr.priority = models[m].priority;
+    mr.model = f.model;
+    mr.priority = fleet.priorities()[m];
     mr.first_variant = run.variants.size();
-    mr.variant_count = fleet.variants.size();
-    for (const auto& v : fleet.variants) {
-      run.variants.push_back(models.size() == 1 ? v.name : fleet.model + "/" + v.name);
+    mr.variant_count = f.variants.size();
+    for (const auto& v : f.variants) {
+      run.variants.push_back(fleet.size() == 1 ? v.name : f.model + "/" + v.name);
       run.variant_model.push_back(m);
     }
     run.models.push_back(std::move(mr));
-    sims.push_back(std::make_unique<Simulation>(fleet, std::move(models[m].trace), model_seed(options.seed, m),
-                                                options.slo));
-    desired.emplace_back(fleet.variants.size());
   }
   const auto& gap = options.metrics_gap;
   std::optional<TickInput> before_gap;  // the stale gap's frozen view
@@ -263,27 +247,16 @@ Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, con
   for (long long k = 1;; ++k) {
     // Times as k * tick, not repeated sums, so that long runs do not drift.
     const double t_s = static_cast<double>(k) * options.tick_s;
-    bool more = t_s < options.min_duration_s;
-    for (auto& sim : sims) {
-      if (sim->advance_to(t_s)) more = true;
-      if (sim->error()) return *sim->error();
-    }
-    std::vector<Observation> observations;
-    for (auto& sim : sims) observations.push_back(sim->observe());
+    auto advanced = fleet.advance_to(t_s);
+    if (!advanced.ok()) return advanced.error();
+    const bool more = advanced.value() || t_s < options.min_duration_s;
+    const std::vector<Observation> observations = fleet.observe();
     TickRecord rec = record_tick(t_s, observations, sims);
     by_arrival.add(sims, options.tick_s);
     if (more && !policy_failed) {
       std::vector<Decision> decisions;
       try {
-        TickInput input;
-        input.now_s = t_s;
-        input.interval_s = options.tick_s;
-        for (std::size_t m = 0; m < models.size(); ++m) {
-          TickInput one = to_tick_input(observations[m], models[m].fleet, desired[m], options.tick_s,
-                                        options.model_namespace);
-          one.models[0].priority = models[m].priority;
-          input.models.push_back(std::move(one.models[0]));
-        }
+        TickInput input = fleet.tick_input(observations, t_s, options.tick_s, options.model_namespace);
         const bool in_gap = gap && t_s >= gap->from_s && t_s < gap->to_s;
         if (!in_gap && gap && gap->kind == MetricsGapKind::kStale) before_gap = input;
         if (in_gap && gap->kind == MetricsGapKind::kStale) {
@@ -311,21 +284,20 @@ Result<PolicyRun> run_policy(Policy& policy, std::vector<ModelInput> models, con
                         "' ignored";
           continue;
         }
-        const std::size_t m = run.variant_model[index];
-        auto applied = sims[m]->set_desired(d.variant, d.target_replicas);
-        if (applied.ok()) desired[m][index - run.models[m].first_variant] = applied.value();
+        (void)fleet.set_desired(run.variant_model[index], d.variant, d.target_replicas);
       }
       rec.decisions = std::move(decisions);
     }
     run.series.push_back(std::move(rec));
     if (!more) break;
-    if (std::all_of(sims.begin(), sims.end(), [](const auto& sim) { return sim->trace_exhausted(); })) {
+    if (fleet.trace_exhausted()) {
       if (exhausted_at_s < 0) exhausted_at_s = t_s;
       if (t_s - exhausted_at_s >= options.drain_limit_s && t_s >= options.min_duration_s) break;
     }
   }
   by_arrival.fill(run.series);
-  for (std::size_t m = 0; m < sims.size(); ++m) run.models[m].report = sims[m]->report();
+  const std::vector<RunReport> reports = fleet.reports();
+  for (std::size_t m = 0; m < reports.size(); ++m) run.models[m].report = reports[m];
   run.report = combined_report(sims, run);
   return run;
 }

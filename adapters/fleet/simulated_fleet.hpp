@@ -4,11 +4,11 @@
 // what its pods saw; scale() sets a variant's desired replicas, which become ready a
 // pending + cold-start time later, as on a cluster.
 //
-// The tick semantics are the harness's (sim/harness.hpp), so that `capstan run --clock
-// virtual` decides exactly what `capstan simulate` decides for the same trace, fleet,
-// seed and policy: observe() at t = k * tick, decisions applied before the next
-// observe(), and the run ends when the trace is over and the fleet idle, or when the
-// drain limit has passed since the trace ended.
+// The tick semantics are the harness's (both drive sim::SimulatedModels), so that
+// `capstan run --clock virtual` decides exactly what `capstan simulate` decides for the
+// same trace, fleet, seed and policy: observe() at t = k * tick, decisions applied before
+// the next observe(), and the run ends when the trace is over and the fleet idle, or
+// when the drain limit has passed since the trace ended.
 //
 // The simulated fleet is not part of the daemon's durable state: after a restart it
 // starts again from its initial replicas at the tick the daemon resumes from.
@@ -25,7 +25,7 @@
 #include "adapters/fleet/connector.hpp"
 #include "adapters/fleet/metrics_source.hpp"
 #include "sim/harness.hpp"
-#include "sim/simulation.hpp"
+#include "sim/simulated_models.hpp"
 
 namespace capstan::fleet {
 
@@ -49,19 +49,17 @@ class SimulatedFleet : public MetricsSource, public Connector {
   std::string name() const override { return "sim"; }
   Result<int> scale(const VariantKey& variant, int replicas) override;
 
-  const std::vector<sim::FleetConfig>& fleets() const { return fleets_; }
+  const std::vector<sim::FleetConfig>& fleets() const { return models_.fleets(); }
   // Requests, attainment and GPU-hours of each model so far.
   std::vector<sim::RunReport> reports() const;
 
  private:
-  SimulatedFleet() = default;
+  SimulatedFleet(sim::SimulatedModels models, const SimulatedFleetOptions& options)
+      : options_(options), models_(std::move(models)) {}
 
   mutable std::mutex mutex_;
   SimulatedFleetOptions options_;
-  std::vector<sim::FleetConfig> fleets_;
-  std::vector<int> priorities_;
-  std::vector<std::unique_ptr<sim::Simulation>> sims_;
-  std::vector<std::vector<std::optional<int>>> desired_;  // last accepted target per variant
+  sim::SimulatedModels models_;
   double exhausted_at_s_ = -1;
 };
 
