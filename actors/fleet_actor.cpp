@@ -26,9 +26,9 @@ struct TickRun {
   caf::typed_response_promise<TickSummary> promise;
   TickSummary summary;
   fleet::Observed observed;
-  std::vector<std::size_t> served;                 // indexes of the models planned, input order
-  std::vector<std::shared_ptr<const ModelTickInput>> inputs;  // per served model, moved out of `observed`
-  std::vector<std::optional<PlanReply>> replies;   // per served model
+  // The models planned, input order, moved out of `observed` and shared with their plans.
+  std::vector<std::shared_ptr<const ModelTickInput>> inputs;
+  std::vector<std::optional<PlanReply>> replies;   // per planned model
   std::size_t left = 0;
   std::vector<storage::Event> events;
   std::vector<Decision> decisions;
@@ -200,7 +200,7 @@ void finish_plans(self_ptr self, const RunPtr& run) {
   std::vector<model_actor> planned;
   std::vector<TickEvent> plan_events;
   // Learn's events, model by model, then plan's: the one driver's order.
-  for (std::size_t k = 0; k < run->served.size(); ++k) {
+  for (std::size_t k = 0; k < run->inputs.size(); ++k) {
     const ModelKey& key = run->inputs[k]->model;
     if (!run->replies[k]) continue;
     PlanReply& reply = *run->replies[k];
@@ -226,15 +226,19 @@ void finish_plans(self_ptr self, const RunPtr& run) {
   snapshot_then_journal(self, run);
 }
 
-void record_acknowledged(FleetActorState& s, TickRun& run) {
+// The targets the fleet now shows reached, as `acknowledged` events (no longer awaited).
+std::vector<storage::Event> acknowledged(FleetActorState& s, const TickRun& run) {
+  std::vector<storage::Event> out;
   for (const ModelTickInput& m : run.observed.input.models)
     for (const VariantTickInput& v : m.variants) {
       const VariantKey key{m.model, v.state.spec.name};
       const auto it = s.awaiting.find(key);
       if (it == s.awaiting.end() || v.state.current_replicas != it->second || v.state.pending_replicas != 0) continue;
-      add_event(run, storage::ActuationRecorded{key, "acknowledged", it->second, v.state.current_replicas, "", 0});
+      out.push_back({0, run.time.now_s,
+                     storage::ActuationRecorded{key, "acknowledged", it->second, v.state.current_replicas, "", 0}});
       s.awaiting.erase(it);
     }
+  return out;
 }
 
 void on_observed(self_ptr self, const RunPtr& run) {
@@ -262,26 +266,22 @@ void on_observed(self_ptr self, const RunPtr& run) {
   std::size_t variants = 0;
   for (const ModelTickInput& m : models) variants += m.variants.size();
   run->events.reserve(run->events.size() + 2 * models.size() + 3 * variants);
-  std::vector<storage::Event> acknowledged;
-  std::swap(acknowledged, run->events);
-  record_acknowledged(s, *run);  // before the served models' observations move out
-  std::swap(acknowledged, run->events);
+  std::vector<storage::Event> reached = acknowledged(s, *run);  // before the observations move out
   for (std::size_t m = 0; m < models.size(); ++m) {
     if (!configured(s.config, models[m].model)) continue;
     // What the tick uses is what is recorded: forward passes only for a policy that
     // reads them (they are most of an observation's bytes).
     if (!s.policy->reads_forward_passes(models[m]))
       for (VariantTickInput& v : models[m].variants) v.forward_passes.clear();
-    run->served.push_back(m);
     add_event(*run, storage::ObservationRecorded{models[m]});
     run->inputs.push_back(std::make_shared<const ModelTickInput>(std::move(models[m])));
   }
-  std::move(acknowledged.begin(), acknowledged.end(), std::back_inserter(run->events));
-  run->replies.resize(run->served.size());
-  run->left = run->served.size();
+  std::move(reached.begin(), reached.end(), std::back_inserter(run->events));
+  run->replies.resize(run->inputs.size());
+  run->left = run->inputs.size();
   if (run->left == 0) return finish_plans(self, run);
   const auto fleet_config = std::make_shared<const PolicyConfig>(s.config.fleet);
-  for (std::size_t k = 0; k < run->served.size(); ++k) {
+  for (std::size_t k = 0; k < run->inputs.size(); ++k) {
     const std::shared_ptr<const ModelTickInput>& input = run->inputs[k];
     const auto own = s.config.models.find(input->model);
     auto config = own == s.config.models.end() ? fleet_config : std::make_shared<const PolicyConfig>(own->second);
