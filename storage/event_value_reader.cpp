@@ -6,6 +6,7 @@
 
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/msgpack_reader.hpp"
+#include "domain/codec/tick_input_msgpack.hpp"
 
 namespace capstan::storage {
 namespace {
@@ -315,6 +316,7 @@ ConfigRejected config_rejected(MsgpackReader& r) {
 }
 
 Payload payload(std::string_view type_name, MsgpackReader& r) {
+  if (type_name == "observation") return ObservationRecorded{read_model_tick_input_msgpack(r)};
   if (type_name == "params_learned") return TickEvent{params_learned(r)};
   if (type_name == "capacity") return TickEvent{capacity(r)};
   if (type_name == "decision") return TickEvent{decision(r)};
@@ -325,7 +327,7 @@ Payload payload(std::string_view type_name, MsgpackReader& r) {
   if (type_name == "tick") return tick(r);
   if (type_name == "incident") return incident(r);
   if (type_name == "config_rejected") return config_rejected(r);
-  throw MsgpackMismatch();  // observation, config_applied, or unknown: the tree reads them
+  throw MsgpackMismatch();  // config_applied, or unknown: the tree reads them
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 //
 // The reader expects the value laid out as event_value_writer.hpp writes it and throws
 // MsgpackMismatch (domain/codec/msgpack_reader.hpp) at the first byte that is not, and
-// for the types it leaves to the tree (observation, config_applied); decode_event_value
+// for the type it leaves to the tree (config_applied); decode_event_value
 // then reads the same bytes through the tree, which accepts what it accepts and refuses
 // the rest naming the field. So this reader never has to be right about an error, only
 // about a record it accepts, which it reads to the same values as the tree.

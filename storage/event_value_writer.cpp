@@ -1,22 +1,15 @@
 #include "storage/event_value_writer.hpp"
 
-#include <cmath>
-
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/msgpack_writer.hpp"
-#include "domain/codec/tick_input_codec.hpp"
+#include "domain/codec/tick_input_msgpack.hpp"
 
 namespace capstan::storage {
 namespace {
 
 // Every object below lists its members in sorted order, as nlohmann::json keeps them.
 
-// A double as encode_number puts it in the tree: a token when not finite, else a float.
-void number(MsgpackWriter& w, double v) {
-  if (std::isnan(v)) return w.string("nan");
-  if (std::isinf(v)) return w.string(v > 0 ? "inf" : "-inf");
-  w.float_number(v);
-}
+void number(MsgpackWriter& w, double v) { w.float_or_token(v); }
 
 void numbers(MsgpackWriter& w, const auto& values) {
   w.array(values.size());
@@ -251,7 +244,7 @@ void payload(MsgpackWriter& w, const TickStarted& p) {
   w.unsigned_integer(p.tick);
 }
 
-void payload(MsgpackWriter& w, const ObservationRecorded& p) { through_json(w, encode_model_tick_input(p.input)); }
+void payload(MsgpackWriter& w, const ObservationRecorded& p) { write_model_tick_input_msgpack(w, p.input); }
 
 void payload(MsgpackWriter& w, const ConfigApplied& p) {
   w.map(2);

@@ -102,8 +102,8 @@ std::optional<ModelKey> event_model(const Payload& payload);
 const char* event_type_name(const Payload& payload);
 const ModelKey* event_model_of(const Payload& payload);
 
-// The stored value. Hot types (the tick's events, actuations, tick) are written straight
-// with MsgpackWriter; every type gives the bytes of to_msgpack(encode_event_document(e)),
+// The stored value. Hot types (the tick's events, observations, actuations, tick) are
+// written straight with MsgpackWriter; every type gives the bytes of to_msgpack(encode_event_document(e)),
 // which a test checks.
 std::string encode_event_value(const Event& event);
 // The same value through the JSON tree: the reference the direct writer must match.

@@ -175,12 +175,22 @@ class MsgpackReader {
     pos_ += sizeof(U);
     return v;
   }
+  // A count no longer than the bytes left (each element takes one at least), so that a
+  // reader may size its container by it before reading the elements.
   std::size_t header(std::uint8_t fix, std::uint8_t with16, std::uint8_t with32) {
     const std::uint8_t b = take();
-    if ((b & 0xF0) == fix) return b & 0x0F;
-    if (b == with16) return big_endian<std::uint16_t>();
-    if (b == with32) return big_endian<std::uint32_t>();
-    throw MsgpackMismatch();
+    std::size_t n = 0;
+    if ((b & 0xF0) == fix) {
+      n = b & 0x0F;
+    } else if (b == with16) {
+      n = big_endian<std::uint16_t>();
+    } else if (b == with32) {
+      n = big_endian<std::uint32_t>();
+    } else {
+      throw MsgpackMismatch();
+    }
+    need(n);
+    return n;
   }
 
   std::span<const std::uint8_t> bytes_;

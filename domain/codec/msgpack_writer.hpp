@@ -78,6 +78,14 @@ class MsgpackWriter {
     float_number(v);
   }
 
+  // A double as encode_number (field_reader.hpp) puts it in the tree, as the tick and
+  // event codecs write every double: a non-finite one as its token, else a float.
+  void float_or_token(double v) {
+    if (std::isnan(v)) return string("nan");
+    if (std::isinf(v)) return string(v > 0 ? "inf" : "-inf");
+    float_number(v);
+  }
+
   // A finite double as nlohmann writes a number_float.
   void float_number(double v) {
     if (v >= static_cast<double>(std::numeric_limits<float>::lowest()) &&

@@ -107,11 +107,12 @@ json encode_pod_metrics(const PodMetrics& p) {
             {"ready", p.ready},
             {"seconds_since_start", encode_number(p.seconds_since_start)},
             {"sample_age_s", encode_number(p.sample_age_s)}};
-  // Most pods of most fleets export no per-request histogram: leave it out then.
-  if (!p.request_itl.upper_bounds_ms.empty() || p.request_itl.count != 0 || p.request_itl.sum_ms != 0) {
-    j["request_itl"] = encode_histogram(p.request_itl);
-  }
+  if (has_request_itl(p)) j["request_itl"] = encode_histogram(p.request_itl);
   return j;
+}
+
+bool has_request_itl(const PodMetrics& p) {
+  return !p.request_itl.upper_bounds_ms.empty() || p.request_itl.count != 0 || p.request_itl.sum_ms != 0;
 }
 
 PodMetrics read_pod_metrics(const FieldReader& r) {

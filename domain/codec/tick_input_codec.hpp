@@ -32,6 +32,9 @@ Result<ModelTickInput> decode_model_tick_input(const nlohmann::json& json);
 nlohmann::json encode_pod_metrics(const PodMetrics& pod);
 nlohmann::json encode_variant_spec(const VariantSpec& spec);
 nlohmann::json encode_model_key(const ModelKey& model);
+// Whether a pod's per-request ITL histogram is written: most pods of most fleets export
+// none, and the record leaves it out then.
+bool has_request_itl(const PodMetrics& pod);
 class FieldReader;
 PodMetrics read_pod_metrics(const FieldReader& r);
 VariantSpec read_variant_spec(const FieldReader& r);

@@ -1,7 +1,6 @@
 #include "domain/codec/state_msgpack.hpp"
 
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -10,29 +9,14 @@
 
 #include "domain/codec/msgpack.hpp"
 #include "domain/codec/state_codec.hpp"
-#include "domain/codec/tick_input_codec.hpp"
+#include "domain/codec/tick_input_test_support.hpp"
 #include "domain/policies/policy.hpp"
-#include "test_data.hpp"
 
 namespace capstan {
 namespace {
 
 using nlohmann::json;
-
-// The inputs a recorded simulation gave every policy (tests/data/ticks/), in order.
-std::vector<TickInput> recorded_inputs(const std::string& name) {
-  std::vector<TickInput> out;
-  std::ifstream in(testing::data_path("ticks/" + name + ".jsonl"));
-  REQUIRE(in);
-  std::string line, first_policy;
-  while (std::getline(in, line)) {
-    auto record = decode_tick_record(json::parse(line));
-    REQUIRE(record.ok());
-    if (first_policy.empty()) first_policy = record.value().policy;
-    if (record.value().policy == first_policy) out.push_back(std::move(record).value().input);
-  }
-  return out;
-}
+using testing::recorded_inputs;
 
 // Every policy's states after every tick of the recordings, and a few states by hand.
 template <class Check>

@@ -9,9 +9,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "domain/codec/codec_test_support.hpp"
-
 #include "domain/codec/msgpack.hpp"
+#include "domain/codec/tick_input_test_support.hpp"
 
 namespace capstan {
 namespace {
@@ -19,126 +18,9 @@ namespace {
 using nlohmann::json;
 using namespace capstan::testing;
 
-constexpr double kDenormMax = 2.2250738585072009e-308;  // the largest subnormal
-const double kPointThree = 0.1 + 0.2;
-
-// A metrics gap: every number of the pod NaN, recorded verbatim.
-PodMetrics gap_pod() {
-  PodMetrics p;
-  p.pod = "h100-0";
-  p.arrival_rate_rps = p.avg_ttft_ms = p.avg_itl_ms = p.avg_input_tokens = p.avg_output_tokens = kNaN;
-  p.kv_usage = p.queue_length = p.running = p.seconds_since_start = p.sample_age_s = kNaN;
-  p.ready = false;
-  return p;
-}
-
-PodMetrics awkward_pod() {
-  PodMetrics p;
-  p.pod = "h100-1";
-  p.arrival_rate_rps = kPointThree;
-  p.avg_ttft_ms = kInf;
-  p.avg_itl_ms = -kInf;
-  p.avg_input_tokens = kDenormMin;
-  p.avg_output_tokens = kDenormMax;
-  p.kv_usage = -0.0;
-  p.queue_length = -3;  // verbatim: the codec validates types, not ranges
-  p.running = 1e308;
-  p.seconds_since_start = 12.5;
-  p.sample_age_s = 0;
-  p.request_itl = {{50, 75, 100}, {10, 180, 199}, 200, 13500.25};
-  return p;
-}
-
-TickInput sample_input() {
-  VariantTickInput h100;
-  h100.state.spec.name = "h100";
-  h100.state.spec.cost_per_replica = kPointThree;
-  h100.state.spec.role = Role::kPrefill;
-  h100.state.spec.kv_capacity_tokens = 1.5e6;
-  h100.state.spec.max_num_batched_tokens = 8192;
-  h100.state.current_replicas = 2;
-  h100.state.pending_replicas = 1;
-  h100.state.desired_replicas = 3;
-  h100.state.pods = {gap_pod(), awkward_pod()};
-  h100.forward_passes = {{12.5, 512, 2048, 1, 7, "h100-1", 1, 0, 0}, {kNaN, 0, kInf, 0, 0, "", 0, 33, kPointThree}};
-  h100.new_cold_starts_s = {41.5, kPointThree};
-  h100.configured_cold_start_s = 60;
-
-  VariantTickInput a100;
-  a100.state.spec.name = "a100";
-  a100.state.spec.role = Role::kDecode;
-  a100.state.current_replicas = 0;
-
-  ModelTickInput llama;
-  llama.model = {"prod", "meta-llama/Llama-3.1-8B"};
-  llama.variants = {h100, a100};
-  llama.upstream_queue = 4;
-  llama.decode_queue = kNaN;
-  llama.arrival_rate_rps = kPointThree;
-  llama.priority = 2;
-
-  ModelTickInput idle;
-  idle.model = {"prod", "qwen"};
-
-  TickInput input;
-  input.now_s = 1'700'000'000.125;
-  input.interval_s = 30;
-  input.models = {llama, idle};
-  return input;
-}
-
 TickRecording sample_record() {
   const Decision d{{"prod", "qwen"}, "a100", 0, 1, {ReasonCode::kScaleFromZero, "requests waiting: scale up 0 -> 1"}};
   return {"hybrid", sample_input(), {d}};
-}
-
-void check_pod_bits(const PodMetrics& read, const PodMetrics& written) {
-  CHECK(read.pod == written.pod);
-  CHECK(bits(read.arrival_rate_rps) == bits(written.arrival_rate_rps));
-  CHECK(bits(read.avg_ttft_ms) == bits(written.avg_ttft_ms));
-  CHECK(bits(read.avg_itl_ms) == bits(written.avg_itl_ms));
-  CHECK(bits(read.avg_input_tokens) == bits(written.avg_input_tokens));
-  CHECK(bits(read.avg_output_tokens) == bits(written.avg_output_tokens));
-  CHECK(bits(read.kv_usage) == bits(written.kv_usage));
-  CHECK(bits(read.queue_length) == bits(written.queue_length));
-  CHECK(bits(read.running) == bits(written.running));
-  CHECK(read.ready == written.ready);
-  CHECK(bits(read.seconds_since_start) == bits(written.seconds_since_start));
-  CHECK(bits(read.sample_age_s) == bits(written.sample_age_s));
-  CHECK(read.request_itl == written.request_itl);
-}
-
-// A tick record embeds a whole tick input document, whose errors name paths inside it.
-std::string path_in_own_document(const std::string& path) {
-  const std::string embedded = "input.";
-  return path.rfind(embedded, 0) == 0 ? path.substr(embedded.size()) : path;
-}
-
-// Optional members: absent means empty.
-bool optional_field(const std::string& path) { return path.ends_with(".request_itl"); }
-
-template <class Decode>
-void check_every_field_refused(const json& valid, Decode decode) {
-  std::vector<Field> fields;
-  collect_fields(valid, "", json::json_pointer(), fields);
-  REQUIRE(fields.size() > 20);
-  for (const Field& f : fields) {
-    const std::string named = path_in_own_document(f.path);
-    if (!optional_field(f.path)) {
-      json doc = valid;
-      doc[f.pointer.parent_pointer()].erase(f.pointer.back());
-      const auto decoded = decode(doc);
-      INFO("deleted " << f.path);
-      REQUIRE_FALSE(decoded.ok());
-      CHECK(names_field(decoded.error().message, named));
-    }
-    json doc = valid;
-    doc[f.pointer] = wrong_type_for(valid[f.pointer]);
-    const auto decoded = decode(doc);
-    INFO(f.path << " = " << doc[f.pointer].dump());
-    REQUIRE_FALSE(decoded.ok());
-    CHECK(names_field(decoded.error().message, named));
-  }
 }
 
 }  // namespace
