@@ -25,6 +25,7 @@ void DaemonStatus::store_opened(std::uint64_t last_seq) {
   std::lock_guard lock(mutex_);
   store_open_ = true;
   start_seq_ = last_seq_ = last_seq;
+  metrics_text_.clear();
 }
 
 void DaemonStatus::record_tick(const TickSummary& summary, const std::vector<storage::Event>& events) {
@@ -86,6 +87,8 @@ Labels variant_labels(const ModelKey& m, const std::string& variant) {
 
 std::string DaemonStatus::metrics() const {
   std::lock_guard lock(mutex_);
+  if (metrics_tick_ == ticks_ && !metrics_text_.empty()) return metrics_text_;
+  metrics_tick_ = ticks_;
   admin::PrometheusText out;
   const auto d = [](auto v) { return static_cast<double>(v); };
   out.family("capstan_ticks_total", "counter", "Ticks completed since the daemon started.", {{{}, d(ticks_)}});
@@ -142,7 +145,7 @@ std::string DaemonStatus::metrics() const {
   out.family("capstan_learned_gamma_seconds", "gauge", "Learned KV-cache access time per cached token (gamma).", gamma);
   out.family("capstan_learned_nis", "gauge", "Normalised innovation squared of the last learning step.", nis);
   out.family("capstan_lambda_star_rps", "gauge", "Per-replica request rate meeting the SLO at its mean.", lambda);
-  return out.text();
+  return metrics_text_ = out.text();
 }
 
 nlohmann::json DaemonStatus::model_json(const ModelKey& key, const ModelView& view, bool detail) const {
@@ -175,11 +178,13 @@ nlohmann::json DaemonStatus::model_json(const ModelKey& key, const ModelView& vi
   return out;
 }
 
-nlohmann::json DaemonStatus::models() const {
+std::string DaemonStatus::models() const {
   std::lock_guard lock(mutex_);
+  if (models_tick_ == ticks_ && !models_text_.empty()) return models_text_;
+  models_tick_ = ticks_;
   nlohmann::json list = nlohmann::json::array();
   for (const auto& [key, view] : models_) list.push_back(model_json(key, view, false));
-  return {{"models", std::move(list)}};
+  return models_text_ = nlohmann::json{{"models", std::move(list)}}.dump() + "\n";
 }
 
 std::optional<nlohmann::json> DaemonStatus::model(const ModelKey& key) const {

@@ -26,12 +26,15 @@ class DaemonStatus final : public admin::StateProvider {
   DaemonStatus(std::string data_dir, nlohmann::json config);
 
   void store_opened(std::uint64_t last_seq);
-  // After each tick that ran: its summary and the events it appended.
+  // The stored event types record_tick reads; other events it is given are ignored.
+  static constexpr const char* kEventTypes[] = {"config_applied", "actuation", "params_learned", "capacity", "forecast"};
+  // After each tick that ran: its summary and the events it appended (of kEventTypes, each
+  // type in sequence order).
   void record_tick(const TickSummary& summary, const std::vector<storage::Event>& events);
 
   admin::Readiness readiness() const override;
   std::string metrics() const override;
-  nlohmann::json models() const override;
+  std::string models() const override;
   std::optional<nlohmann::json> model(const ModelKey& key) const override;
   Result<nlohmann::json> events(const admin::EventQuery& query) const override;
   nlohmann::json config() const override;
@@ -67,6 +70,9 @@ class DaemonStatus final : public admin::StateProvider {
   TickSummary last_summary_;
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::uint64_t> decisions_total_;
   std::map<ModelKey, ModelView> models_;
+  // The /metrics and /api/v1/models texts of the last tick, made on the first request after it.
+  mutable std::uint64_t metrics_tick_ = 0, models_tick_ = 0;
+  mutable std::string metrics_text_, models_text_;
 };
 
 }  // namespace capstan::actors

@@ -192,7 +192,7 @@ http::HttpRouter api_router(std::shared_ptr<const StateProvider> state) {
   http::HttpRouter r = json_router();
   r.add("GET", "/api/v1/models", checked([state](const HttpRequest& req) {
           parse_query(req.query, {});
-          return json_ok(state->models());
+          return http::json_response(200, state->models());
         }));
   r.add("GET", "/api/v1/models/{namespace}/{model}", checked([state](const HttpRequest& req) {
           parse_query(req.query, {});

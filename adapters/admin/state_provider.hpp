@@ -38,8 +38,9 @@ class StateProvider {
   virtual Readiness readiness() const = 0;
   // The Prometheus text exposition (prometheus_text.hpp) of the daemon's own metrics.
   virtual std::string metrics() const = 0;
-  // {"models": [summary, ...]}.
-  virtual nlohmann::json models() const = 0;
+  // {"models": [summary, ...]} as JSON text: the hot path of a dashboard polling every
+  // model, which an implementation may serve from a copy kept per tick.
+  virtual std::string models() const = 0;
   // One model's detail; nullopt when the daemon does not know it.
   virtual std::optional<nlohmann::json> model(const ModelKey& key) const = 0;
   // {"events": [export lines], "next_from_seq": n | null}; an error when the store cannot be read.
