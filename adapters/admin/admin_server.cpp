@@ -136,11 +136,13 @@ HttpResponse events_response(const StateProvider& state, const EventQuery& query
   return json_ok(page.value());
 }
 
-// Compares without stopping at the first difference, so the time says nothing of the token.
-bool same_secret(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (std::size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % (b.empty() ? 1 : b.size())]);
-  return diff == 0 && !b.empty();
+// Compares every byte rather than stopping at the first difference, so the time taken
+// says nothing of how much of the token was right (only of its length).
+bool same_secret(const std::string& given, const std::string& token) {
+  if (given.size() != token.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < given.size(); ++i) diff |= static_cast<unsigned char>(given[i] ^ token[i]);
+  return diff == 0;
 }
 
 // 401 unless the request carries `Authorization: Bearer <token>`.
