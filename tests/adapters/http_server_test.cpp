@@ -190,3 +190,14 @@ TEST_CASE("a request that is not HTTP gets 400 in the router's error format") {
   CHECK(c.closed_by_peer(std::chrono::seconds(2)));
   CHECK(http_call(server.port(), "GET", "/nothing").body.rfind("{\"status\":404", 0) == 0);
 }
+
+TEST_CASE("a request that stops half-way is cut off at the read timeout") {
+  HttpServerOptions options;
+  options.idle_timeout = std::chrono::milliseconds(200);
+  RunningServer server(echo_router(), options);
+  HttpTestConnection c(server.port());
+  REQUIRE(c.connected());
+  CHECK(c.send_raw("GET /healthz HTTP/1.1\r\nHost: x\r\n").status == 0);  // no answer to half a request
+  CHECK(c.closed_by_peer(std::chrono::seconds(3)));
+  CHECK(http_call(server.port(), "GET", "/healthz").status == 200);
+}
