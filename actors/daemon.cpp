@@ -23,6 +23,26 @@ void wait_until(std::chrono::steady_clock::time_point deadline, const std::atomi
         deadline - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
 }
 
+// The tick's events the status reads, read back between ticks (nothing appends then);
+// by type, so that the store decodes only their envelopes of the rest (the
+// observations are most of a tick's bytes).
+void record_status(DaemonStatus& status, const storage::EventStore& store, std::uint64_t seq_before,
+                   const TickSummary& summary, const DaemonSetup& setup) {
+  std::vector<storage::Event> events;
+  storage::EventFilter filter;
+  filter.from_seq = seq_before + 1;
+  filter.to_seq = store.last_sequence();
+  for (const char* type : DaemonStatus::kEventTypes) {
+    filter.type = type;
+    auto read = store.for_each(filter, [&](const storage::Event& e) {
+      events.push_back(e);
+      return true;
+    });
+    if (!read.ok()) say(setup, "admin status: cannot read the tick's events: " + read.error().message);
+  }
+  status.record_tick(summary, events);
+}
+
 }  // namespace
 
 int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
@@ -33,6 +53,7 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
     return 1;
   }
   std::shared_ptr<storage::EventStore> store = std::move(opened).value();
+  if (setup.status) setup.status->store_opened(store->last_sequence());
   const auto resume_start = std::chrono::steady_clock::now();
   auto resumed = resume(*store, *setup.policy);
   if (!resumed.ok()) {
@@ -82,11 +103,13 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
     }
     if (watcher) self->request(watcher, caf::infinite, check_atom::value).receive([](bool) {}, [](caf::error&) {});
     bool more = true;
+    const std::uint64_t seq_before = store->last_sequence();
     self->request(fleet, caf::infinite, tick_atom::value, TickTime{static_cast<double>(k) * o.tick_s, o.tick_s})
         .receive(
             [&](TickSummary& summary) {
               more = summary.more && !summary.last;
               if (summary.more && setup.on_tick) setup.on_tick(summary);
+              if (summary.more && setup.status) record_status(*setup.status, *store, seq_before, summary, setup);
             },
             [&](caf::error& err) {
               say(setup, "tick failed, stopping: " + system.render(err));

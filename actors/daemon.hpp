@@ -17,6 +17,7 @@
 
 #include "actors/actuator.hpp"
 #include "actors/config_watcher.hpp"
+#include "actors/daemon_status.hpp"
 #include "actors/fleet_actor.hpp"
 #include "adapters/fleet/connector.hpp"
 #include "adapters/fleet/metrics_source.hpp"
@@ -46,6 +47,7 @@ struct DaemonSetup {
   DaemonOptions options;
   std::function<void(const TickSummary&)> on_tick;    // after each tick is durable and actuated
   std::function<void(const std::string&)> log;        // startup, resume and shutdown notes
+  std::shared_ptr<DaemonStatus> status;               // updated after each tick for the admin API; may be null
 };
 
 // 0 when it stopped as asked or the source ended; 1 after an error (printed through log).

@@ -79,6 +79,11 @@ struct DaemonConfig : PolicySettings {
   double actuation_timeout_s = 10;
   int actuation_retries = 3;
   double model_timeout_s = 5;          // a model that does not answer holds its last good decision
+  // The admin HTTP API (adapters/admin/): host:port each, "0" = off.
+  std::string admin_bind = "127.0.0.1:8090";
+  std::string admin_token_file;        // set: every path but /healthz and /readyz needs its bearer token
+  std::string metrics_bind_address = "127.0.0.1:8080";
+  std::string health_probe_bind_address = "127.0.0.1:8081";
   // The sim source: paths relative to the file (or ConfigMap directory) that set them.
   std::string sim_trace, sim_fleet;
   std::uint64_t seed = 1;

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake
   libcaf-dev librocksdb-dev libeigen3-dev nlohmann-json3-dev catch2
   libboost-dev libyaml-cpp-dev libcli11-dev
+  prometheus  # promtool: the admin API test checks /metrics with `promtool check metrics`
 )
 
 missing=()

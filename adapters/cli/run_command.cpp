@@ -7,6 +7,7 @@
 
 #include "actors/daemon.hpp"
 #include "actors/message_codec.hpp"
+#include "adapters/admin/admin_server.hpp"
 #include "adapters/cli/config_flags.hpp"
 #include "adapters/cli/usage_error.hpp"
 #include "adapters/fleet/dry_run_connector.hpp"
@@ -192,6 +193,22 @@ void run(const RunFlags& f, int& status) {
             "), tick " + std::to_string(static_cast<int>(c.tick_s)) + " s, " +
             (o.virtual_clock ? std::string("virtual clock") : "wall clock x" + format_number(c.speedup)) +
             ", data in " + c.data_dir + "; Ctrl-C stops");
+
+  // The admin API on its own thread (adapters/admin/), reading the status the daemon keeps.
+  admin::AdminOptions admin_options;
+  admin_options.api_bind = c.admin_bind;
+  admin_options.metrics_bind = c.metrics_bind_address;
+  admin_options.health_bind = c.health_probe_bind_address;
+  if (!c.admin_token_file.empty()) {
+    auto token = admin::read_token_file(c.admin_token_file);
+    if (!token.ok()) throw UsageError(token.error().message);
+    admin_options.token = token.value();
+  }
+  setup.status = std::make_shared<actors::DaemonStatus>(c.data_dir, config::to_json(effective.value()));
+  admin::AdminServer admin_server(setup.status, admin_options);
+  auto admin_notes = admin_server.start();
+  if (!admin_notes.ok()) throw UsageError(admin_notes.error().message);
+  for (const std::string& note : admin_notes.value()) setup.log(note);
 
   std::signal(SIGINT, on_stop_signal);
   std::signal(SIGTERM, on_stop_signal);

@@ -74,11 +74,15 @@ HttpResponse HttpRouter::dispatch(HttpRequest request) const {
     return route.handler(request);
   }
   if (!allowed.empty()) {
-    HttpResponse r = text_response(405, "method " + request.method + " not allowed on " + request.path + "\n");
+    HttpResponse r = error(405, "method " + request.method + " not allowed on " + request.path);
     r.headers.emplace_back("Allow", allowed);
     return r;
   }
-  return text_response(404, "no route for " + request.path + "\n");
+  return error(404, "no route for " + request.path);
+}
+
+HttpResponse HttpRouter::error(int status, const std::string& message) const {
+  return error_format_ ? error_format_(status, message) : text_response(status, message + "\n");
 }
 
 }  // namespace capstan::http

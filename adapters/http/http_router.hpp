@@ -20,6 +20,7 @@ struct HttpRequest {
   std::string path;     // the target without its query string
   std::string query;    // after '?', undecoded; empty if none
   std::string content_type;
+  std::string authorization;  // the Authorization header, empty if none
   std::string body;
   std::map<std::string, std::string> params;  // filled by the router from {placeholders}
 };
@@ -32,6 +33,9 @@ struct HttpResponse {
 };
 
 using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
+// How a server's errors (404, 405, 413, ...) are written: text by default; the admin API
+// answers JSON.
+using HttpErrorFormat = std::function<HttpResponse(int status, const std::string& message)>;
 
 HttpResponse text_response(int status, std::string body);
 HttpResponse json_response(int status, std::string body);
@@ -44,6 +48,10 @@ class HttpRouter {
   // Fills request.params from the matched pattern, then calls its handler.
   HttpResponse dispatch(HttpRequest request) const;
 
+  void set_error_format(HttpErrorFormat format) { error_format_ = std::move(format); }
+  // An error response in this router's format; the message ends without a newline.
+  HttpResponse error(int status, const std::string& message) const;
+
  private:
   struct Route {
     std::string method;
@@ -51,6 +59,7 @@ class HttpRouter {
     HttpHandler handler;
   };
   std::vector<Route> routes_;
+  HttpErrorFormat error_format_;
 };
 
 // "/a/b/" -> {"a", "b", ""}; "/" -> {""}.

@@ -45,6 +45,7 @@ HttpRequest to_request(const bhttp::request<bhttp::string_body>& req) {
   out.path = target.substr(0, q);
   if (q != std::string::npos) out.query = target.substr(q + 1);
   if (auto it = req.find(bhttp::field::content_type); it != req.end()) out.content_type = std::string(it->value());
+  if (auto it = req.find(bhttp::field::authorization); it != req.end()) out.authorization = std::string(it->value());
   out.body = req.body();
   return out;
 }
@@ -56,6 +57,8 @@ class Session : public std::enable_shared_from_this<Session> {
       : stream_(std::move(socket)), server_(std::move(server)) {}
 
   void start() { read(); }
+  // Answers a connection the server has no room for, then closes it.
+  void refuse(int status, const std::string& message) { write(server_->router.error(status, message), false, 11); }
   void close() {
     beast::error_code ignored;
     stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
@@ -73,18 +76,32 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void on_read(beast::error_code ec) {
+    const auto& router = server_->router;
     if (ec == bhttp::error::body_limit || ec == bhttp::error::header_limit) {
-      HttpResponse r = text_response(ec == bhttp::error::body_limit ? 413 : 431, ec.message() + "\n");
-      write(std::move(r), /*keep_alive=*/false, 11);
+      write(router.error(ec == bhttp::error::body_limit ? 413 : 431, ec.message()), /*keep_alive=*/false, 11);
+      return;
+    }
+    // A request that is not HTTP: 400, then close (the stream cannot be resynchronised).
+    if (ec && ec.category() == bhttp::make_error_code(bhttp::error::bad_target).category() &&
+        ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message) {
+      write(router.error(400, "malformed request: " + ec.message()), false, 11);
       return;
     }
     if (ec) return finish();
     const auto& req = parser_->get();
+    if (static_cast<std::size_t>(std::distance(req.begin(), req.end())) > server_->options.max_header_fields) {
+      write(router.error(431, "more than " + std::to_string(server_->options.max_header_fields) + " header fields"),
+            false, req.version());
+      return;
+    }
     HttpResponse r;
     try {
-      r = server_->router.dispatch(to_request(req));
+      HttpRequest request = to_request(req);
+      std::optional<HttpResponse> refused;
+      if (server_->options.guard) refused = server_->options.guard(request);
+      r = refused ? std::move(*refused) : router.dispatch(std::move(request));
     } catch (const std::exception& e) {
-      r = text_response(500, std::string("internal error: ") + e.what() + "\n");
+      r = router.error(500, std::string("internal error: ") + e.what());
     }
     write(std::move(r), req.keep_alive(), req.version());
   }
@@ -122,8 +139,12 @@ void HttpServer::Impl::accept() {
     if (self->stopped) return;
     if (!ec) {
       auto session = std::make_shared<detail::Session>(std::move(socket), self);
+      const bool room = self->sessions.size() < self->options.max_connections;
       self->sessions.insert(session);
-      session->start();
+      if (room)
+        session->start();
+      else
+        session->refuse(503, "more than " + std::to_string(self->options.max_connections) + " open connections");
     }
     self->accept();
   });

@@ -155,3 +155,49 @@ TEST_CASE("stop() closes the listening socket") {
   HttpTestConnection c(bound.value(), std::chrono::milliseconds(500));
   CHECK_FALSE(c.connected());
 }
+
+TEST_CASE("a connection over the cap gets 503 and is closed; the open ones are served") {
+  HttpServerOptions options;
+  options.max_connections = 1;
+  RunningServer server(echo_router(), options);
+  {
+    HttpTestConnection first(server.port());
+    CHECK(first.request("GET", "/healthz").status == 200);
+    HttpTestConnection second(server.port());
+    CHECK(second.request("GET", "/healthz").status == 503);
+    CHECK(second.closed_by_peer(std::chrono::seconds(2)));
+    CHECK(first.request("GET", "/healthz").status == 200);
+  }
+  // The first one closed: there is room again once the server has seen it go.
+  int status = 0;
+  for (int i = 0; i < 100 && status != 200; ++i) {
+    status = http_call(server.port(), "GET", "/healthz").status;
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(status == 200);
+}
+
+TEST_CASE("a request that is not HTTP gets 400 in the router's error format") {
+  HttpRouter router = echo_router();
+  router.set_error_format([](int status, const std::string& message) {
+    return capstan::http::json_response(status, "{\"status\":" + std::to_string(status) + ",\"m\":\"" + message + "\"}");
+  });
+  RunningServer server(std::move(router));
+  HttpTestConnection c(server.port());
+  const auto reply = c.send_raw("HELLO THERE\r\n\r\n");
+  CHECK(reply.status == 400);
+  CHECK(reply.body.rfind("{\"status\":400", 0) == 0);
+  CHECK(c.closed_by_peer(std::chrono::seconds(2)));
+  CHECK(http_call(server.port(), "GET", "/nothing").body.rfind("{\"status\":404", 0) == 0);
+}
+
+TEST_CASE("a request that stops half-way is cut off at the read timeout") {
+  HttpServerOptions options;
+  options.idle_timeout = std::chrono::milliseconds(200);
+  RunningServer server(echo_router(), options);
+  HttpTestConnection c(server.port());
+  REQUIRE(c.connected());
+  CHECK(c.send_raw("GET /healthz HTTP/1.1\r\nHost: x\r\n").status == 0);  // no answer to half a request
+  CHECK(c.closed_by_peer(std::chrono::seconds(3)));
+  CHECK(http_call(server.port(), "GET", "/healthz").status == 200);
+}

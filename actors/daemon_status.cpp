@@ -1,0 +1,233 @@
+// The admin API's view of the daemon; see daemon_status.hpp.
+#include "actors/daemon_status.hpp"
+
+#include <algorithm>
+
+#include "adapters/admin/prometheus_text.hpp"
+#include "domain/codec/event_codec.hpp"
+#include "domain/codec/tick_input_codec.hpp"
+#include "storage/event_store.hpp"
+
+namespace capstan::actors {
+
+using admin::Labels;
+using admin::Sample;
+
+DaemonStatus::DaemonStatus(std::string data_dir, nlohmann::json config)
+    : data_dir_(std::move(data_dir)), config_(std::move(config)), tick_buckets_(tick_buckets_s().size(), 0) {}
+
+const std::vector<double>& DaemonStatus::tick_buckets_s() {
+  static const std::vector<double> bounds{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30};
+  return bounds;
+}
+
+void DaemonStatus::store_opened(std::uint64_t last_seq) {
+  std::lock_guard lock(mutex_);
+  store_open_ = true;
+  start_seq_ = last_seq_ = last_seq;
+  metrics_text_.clear();
+}
+
+void DaemonStatus::record_tick(const TickSummary& summary, const std::vector<storage::Event>& events) {
+  std::lock_guard lock(mutex_);
+  ++ticks_;
+  last_tick_ = summary.tick;
+  last_now_s_ = summary.now_s;
+  last_seq_ = std::max(last_seq_, summary.last_seq);
+  last_summary_ = summary;
+  last_summary_.decisions.clear();
+  const double seconds = summary.done_ms / 1000;
+  tick_seconds_sum_ += seconds;
+  const auto& bounds = tick_buckets_s();
+  const auto bucket = std::lower_bound(bounds.begin(), bounds.end(), seconds);
+  if (bucket != bounds.end()) ++tick_buckets_[static_cast<std::size_t>(bucket - bounds.begin())];
+
+  for (const Decision& d : summary.decisions) {
+    ModelView& m = models_[d.model];
+    m.tick = summary.tick;
+    m.now_s = summary.now_s;
+    m.variants[d.variant].decision = d;
+    ++decisions_total_[{d.model.ns, d.model.model_id, d.variant, to_string(d.reason.code)}];
+  }
+  for (const storage::Event& e : events) {
+    if (const auto* applied = std::get_if<storage::ConfigApplied>(&e.payload)) {
+      // The whole ConfigUpdate; what config::to_json gave is its "applied".
+      if (applied->effective.contains("applied")) config_ = applied->effective.at("applied");
+    } else if (const auto* actuation = std::get_if<storage::ActuationRecorded>(&e.payload)) {
+      if (actuation->status == "failed")
+        ++models_[actuation->variant.model].variants[actuation->variant.variant].actuation_failures;
+    } else if (const auto* tick_event = std::get_if<TickEvent>(&e.payload)) {
+      if (const auto* p = std::get_if<ParamsLearned>(tick_event))
+        models_[p->variant.model].variants[p->variant.variant].params = *p;
+      else if (const auto* c = std::get_if<CapacitySized>(tick_event))
+        models_[c->model].variants[c->variant].capacity = *c;
+      else if (const auto* f = std::get_if<ForecastMade>(tick_event))
+        models_[f->model].forecast = *f;
+    }
+  }
+}
+
+admin::Readiness DaemonStatus::readiness() const {
+  std::lock_guard lock(mutex_);
+  admin::Readiness r;
+  if (config_.is_null()) r.reasons.push_back("no configuration is loaded");
+  if (!store_open_) r.reasons.push_back("the event store " + data_dir_ + " is not open yet");
+  if (ticks_ == 0) r.reasons.push_back("no tick has completed yet");
+  r.ready = r.reasons.empty();
+  return r;
+}
+
+namespace {
+
+Labels variant_labels(const ModelKey& m, const std::string& variant) {
+  return {{"namespace", m.ns}, {"model", m.model_id}, {"variant", variant}};
+}
+
+}  // namespace
+
+std::string DaemonStatus::metrics() const {
+  std::lock_guard lock(mutex_);
+  if (metrics_tick_ == ticks_ && !metrics_text_.empty()) return metrics_text_;
+  metrics_tick_ = ticks_;
+  admin::PrometheusText out;
+  const auto d = [](auto v) { return static_cast<double>(v); };
+  out.family("capstan_ticks_total", "counter", "Ticks completed since the daemon started.", {{{}, d(ticks_)}});
+  std::vector<double> cumulative;
+  std::uint64_t running = 0;
+  for (std::uint64_t n : tick_buckets_) cumulative.push_back(d(running += n));
+  out.histogram("capstan_tick_duration_seconds", "Wall time of a tick, observation to actuation recorded.",
+                tick_buckets_s(), cumulative, tick_seconds_sum_, d(ticks_));
+  if (ticks_ > 0) {
+    std::vector<Sample> phases;
+    for (auto [phase, ms] : {std::pair{"observed", last_summary_.observed_ms}, std::pair{"planned", last_summary_.planned_ms},
+                             std::pair{"durable", last_summary_.durable_ms}, std::pair{"done", last_summary_.done_ms}})
+      phases.push_back({{{"phase", phase}}, ms / 1000});
+    out.family("capstan_last_tick_phase_seconds", "gauge",
+               "Seconds from the last tick's start to the end of each phase.", phases);
+    out.family("capstan_last_tick", "gauge", "Number of the last completed tick.", {{{}, d(last_tick_)}});
+  }
+  std::vector<Sample> decisions;
+  for (const auto& [key, n] : decisions_total_) {
+    const auto& [ns, model, variant, reason] = key;
+    decisions.push_back({{{"namespace", ns}, {"model", model}, {"variant", variant}, {"reason", reason}}, d(n)});
+  }
+  out.family("capstan_decisions_total", "counter", "Decisions made, by variant and reason code.", decisions);
+
+  std::vector<Sample> desired, current, failures, alpha, beta, gamma, nis, lambda;
+  for (const auto& [model, view] : models_) {
+    for (const auto& [name, v] : view.variants) {
+      const Labels labels = variant_labels(model, name);
+      if (v.decision) {
+        desired.push_back({labels, d(v.decision->target_replicas)});
+        current.push_back({labels, d(v.decision->current_replicas)});
+      }
+      failures.push_back({labels, d(v.actuation_failures)});
+      if (v.params) {
+        alpha.push_back({labels, v.params->params.alpha_ms / 1000});
+        beta.push_back({labels, v.params->params.beta_ms / 1000});
+        gamma.push_back({labels, v.params->params.gamma_ms / 1000});
+        nis.push_back({labels, v.params->nis});
+      }
+      if (v.capacity) lambda.push_back({labels, v.capacity->lambda_star_rps});
+    }
+  }
+  out.family("capstan_desired_replicas", "gauge", "Replicas the last decision asked for.", desired);
+  out.family("capstan_current_replicas", "gauge", "Replicas the last tick observed.", current);
+  out.family("capstan_actuation_failures_total", "counter", "Actuation attempts that failed since the daemon started.",
+             failures);
+  out.family("capstan_events_appended_total", "counter", "Events appended to the store since the daemon started.",
+             {{{}, d(last_seq_ - start_seq_)}});
+  out.family("capstan_event_last_sequence", "gauge", "Sequence number of the last event in the store.",
+             {{{}, d(last_seq_)}});
+  // Prometheus wants base units: the learned milliseconds in seconds.
+  out.family("capstan_learned_alpha_seconds", "gauge", "Learned fixed overhead per iteration (alpha).", alpha);
+  out.family("capstan_learned_beta_seconds", "gauge", "Learned compute time per token (beta).", beta);
+  out.family("capstan_learned_gamma_seconds", "gauge", "Learned KV-cache access time per cached token (gamma).", gamma);
+  out.family("capstan_learned_nis", "gauge", "Normalised innovation squared of the last learning step.", nis);
+  out.family("capstan_lambda_star_rps", "gauge", "Per-replica request rate meeting the SLO at its mean.", lambda);
+  return metrics_text_ = out.text();
+}
+
+nlohmann::json DaemonStatus::model_json(const ModelKey& key, const ModelView& view, bool detail) const {
+  nlohmann::json variants = nlohmann::json::array();
+  for (const auto& [name, v] : view.variants) {
+    nlohmann::json j = {{"name", name}};
+    if (v.decision) {
+      j["current_replicas"] = v.decision->current_replicas;
+      j["desired_replicas"] = v.decision->target_replicas;
+      j["reason"] = to_string(v.decision->reason.code);
+      if (detail) j["last_decision"] = encode_decision(*v.decision);
+    }
+    if (detail) {
+      j["learned"] = v.params ? encode_event(TickEvent{*v.params}) : nlohmann::json();
+      j["capacity"] = v.capacity ? encode_event(TickEvent{*v.capacity}) : nlohmann::json();
+      j["actuation_failures"] = v.actuation_failures;
+    }
+    variants.push_back(std::move(j));
+  }
+  nlohmann::json out = {{"namespace", key.ns}, {"model_id", key.model_id}, {"tick", view.tick},
+                        {"time_s", view.now_s}, {"variants", std::move(variants)}};
+  if (detail) {
+    nlohmann::json slo;
+    for (const auto& [name, v] : view.variants)
+      if (v.capacity) slo = {{"ttft_ms", v.capacity->slo.ttft_ms}, {"itl_ms", v.capacity->slo.itl_ms},
+                             {"source", v.capacity->slo_source}};
+    out["slo"] = slo;
+    out["forecast"] = view.forecast ? encode_event(TickEvent{*view.forecast}) : nlohmann::json();
+  }
+  return out;
+}
+
+std::string DaemonStatus::models() const {
+  std::lock_guard lock(mutex_);
+  if (models_tick_ == ticks_ && !models_text_.empty()) return models_text_;
+  models_tick_ = ticks_;
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [key, view] : models_) list.push_back(model_json(key, view, false));
+  return models_text_ = nlohmann::json{{"models", std::move(list)}}.dump() + "\n";
+}
+
+std::optional<nlohmann::json> DaemonStatus::model(const ModelKey& key) const {
+  std::lock_guard lock(mutex_);
+  const auto it = models_.find(key);
+  if (it == models_.end()) return std::nullopt;
+  return model_json(key, it->second, true);
+}
+
+nlohmann::json DaemonStatus::config() const {
+  std::lock_guard lock(mutex_);
+  return config_;
+}
+
+Result<nlohmann::json> DaemonStatus::events(const admin::EventQuery& query) const {
+  if (query.type) {
+    const auto& known = storage::known_event_types();
+    if (std::find(known.begin(), known.end(), *query.type) == known.end()) {
+      std::string list;
+      for (const std::string& t : known) list += (list.empty() ? "" : ", ") + t;
+      return invalid_argument("type must be one of " + list + ", got '" + *query.type + "'");
+    }
+  }
+  // A secondary opener sees what was durable when it opened; the writer stays the journal's.
+  auto store = storage::EventStore::open_read_only(data_dir_);
+  if (!store) return Error{ErrorCode::kNoData, "the event store cannot be read: " + store.error().message};
+  storage::EventFilter filter;
+  filter.from_seq = query.from_seq;
+  filter.from_time_s = query.since_s;
+  filter.model = query.model;
+  filter.type = query.type;
+  nlohmann::json page = nlohmann::json::array();
+  nlohmann::json next;
+  auto ran = store.value()->for_each(filter, [&](const storage::Event& e) {
+    if (page.size() == query.limit) {
+      next = e.seq;
+      return false;
+    }
+    page.push_back(storage::event_to_json(e));
+    return true;
+  });
+  if (!ran) return ran.error();
+  return nlohmann::json{{"events", std::move(page)}, {"next_from_seq", next}};
+}
+
+}  // namespace capstan::actors

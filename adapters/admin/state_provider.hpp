@@ -1,0 +1,52 @@
+// What the admin API serves, asked of whoever runs it (the daemon implements it in
+// actors/daemon_status.hpp): the server knows HTTP, not actors. Every function is called
+// on the server's thread, concurrently with the daemon's ticks, so an implementation
+// answers from a snapshot it keeps thread-safe and never waits for a tick.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "domain/core/result.hpp"
+#include "domain/core/types.hpp"
+
+namespace capstan::admin {
+
+struct Readiness {
+  bool ready = false;
+  std::vector<std::string> reasons;  // why not, one sentence each; empty when ready
+};
+
+// A page of stored events: from_seq on, at most limit, optionally one model, one type,
+// from a time on.
+struct EventQuery {
+  std::uint64_t from_seq = 1;
+  std::size_t limit = 100;
+  std::optional<ModelKey> model;
+  std::optional<std::string> type;
+  std::optional<double> since_s;
+};
+
+class StateProvider {
+ public:
+  virtual ~StateProvider() = default;
+  virtual Readiness readiness() const = 0;
+  // The Prometheus text exposition (prometheus_text.hpp) of the daemon's own metrics.
+  virtual std::string metrics() const = 0;
+  // {"models": [summary, ...]} as JSON text: the hot path of a dashboard polling every
+  // model, which an implementation may serve from a copy kept per tick.
+  virtual std::string models() const = 0;
+  // One model's detail; nullopt when the daemon does not know it.
+  virtual std::optional<nlohmann::json> model(const ModelKey& key) const = 0;
+  // {"events": [export lines], "next_from_seq": n | null}; an error when the store cannot be read.
+  virtual Result<nlohmann::json> events(const EventQuery& query) const = 0;
+  // The effective configuration with the layer of every value (config/ to_json).
+  virtual nlohmann::json config() const = 0;
+};
+
+}  // namespace capstan::admin
