@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages capstan needs to build and test.
 # Idempotent: packages already present are skipped by apt-get. Runs as root or with sudo.
+# Usage: ops/install-deps.sh [--test]   (--test: also what only the tests use)
 set -euo pipefail
 
 packages=(
   build-essential cmake
   libcaf-dev librocksdb-dev libeigen3-dev nlohmann-json3-dev catch2
   libboost-dev libyaml-cpp-dev libcli11-dev
-  prometheus  # promtool: the admin API test checks /metrics with `promtool check metrics`
 )
+if [ "${1:-}" = "--test" ]; then
+  packages+=(prometheus)  # promtool: the admin API test checks /metrics with `promtool check metrics`
+fi
 
 missing=()
 for p in "${packages[@]}"; do
