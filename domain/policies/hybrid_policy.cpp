@@ -20,6 +20,8 @@
 #include "domain/forecast/predictor_selector.hpp"
 #include "domain/forecast/traffic_forecast.hpp"
 #include "domain/policies/role_sizing.hpp"
+#include "domain/policies/hybrid_correction.hpp"
+#include "domain/stages/release_bound.hpp"
 
 namespace capstan {
 namespace {
@@ -37,11 +39,14 @@ struct ReplicaSizing {
   bool tail_bound = false;    // the TTFT tail, not the mean, set the capacity
   double itl_sized_ms = 0;    // > 0: the ITL spread set it, sizing the mean ITL to this
   bool served_floor = false;  // what the replicas serve within the SLO now set it
+  bool corrected = false;     // measured latency lowered the learned figure (hybrid_correction.hpp)
+  double correction = 1;      // by this factor
   double model_rps = 0;       // this tick's figure from the learned model, before the median and floor
 };
 
 const char* bound_of(const ReplicaSizing& s) {
   if (s.served_floor) return "served";
+  if (s.corrected) return "measured";
   if (s.itl_sized_ms > 0) return "itl-spread";
   if (s.tail_bound) return "ttft-tail";
   return "mean";
@@ -116,6 +121,23 @@ void add_itl_evidence(std::map<std::string, ItlEvidence>& evidence, const Servic
   auto m = qa->analyze(served->rate_per_replica_rps);
   if (!m) return;
   add_itl_window(evidence[v.spec.name], served->requests, qa->decode_time_ms(1), m->itl_ms, kItlWindows);
+}
+
+// The factor measured latency puts on a variant's learned capacity this tick, kept in
+// `correction` only while it is below 1 (a variant's state stays small).
+double correct_by_latency(std::map<std::string, double>& correction, const std::string& key, const VariantState& v,
+                          double learned_rps, const SloTargets& slo, const TickTime& time) {
+  const auto verdict = judge_latency(v, slo, max_sample_age_s(time.interval_s), TunerConfig{}.transient_delay_s);
+  const auto it = correction.find(key);
+  const double k = next_correction(it == correction.end() ? 1.0 : it->second, verdict, learned_rps,
+                                   v.pending_replicas > 0, time.interval_s);
+  if (k < kForgottenCorrection) {
+    correction[key] = k;
+  } else if (it != correction.end()) {
+    correction.erase(it);
+    return 1;
+  }
+  return k < kForgottenCorrection ? k : 1;
 }
 
 // Started replicas, oldest first: one seen starting for the first time was asked for
@@ -194,6 +216,12 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       auto& history = memory.recent_capacity[key];
       remember_capacity(history, s->capacity_rps);
       s->capacity_rps = median_capacity(history);
+      const double k = correct_by_latency(memory.correction, key, v.state, s->capacity_rps, config.slo, time);
+      if (k < 1) {
+        s->capacity_rps *= k;
+        s->corrected = true;
+        s->correction = k;
+      }
       const auto served = served_within_slo_rps(v.state, config.slo, max_sample_age_s(interval_s),
                                                 TunerConfig{}.transient_delay_s, config.tail_probability);
       if (served && *served > s->capacity_rps) {
@@ -246,6 +274,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // Nothing is released while requests wait: the replicas holding them are the ones
   // draining them, and a backlog is the wrong time to trust a spare-capacity figure.
   signal.spare = queued ? 0.0 : std::max(0.0, supply - peak * (1 + kSpareMargin));
+  signal.spare = bounded_release(signal, !(observed_rps > 0) && !(seen.backlog > 0));
   signal.release_least_efficient_first = true;
   std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
 
@@ -281,6 +310,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       figures.emplace_back("itl_sized_ms", z.itl_sized_ms);
       figures.emplace_back("predicted_ttft_ms", z.predicted_ttft_ms);
       figures.emplace_back("observed_wait_ms", wait_ms);
+      if (z.corrected) figures.emplace_back("correction", z.correction);
     }
     r.reason = make_reason(r.reason.code, "hybrid.sized", std::move(figures), {std::move(r.reason)});
   }

@@ -1,0 +1,47 @@
+#include "domain/policies/hybrid_correction.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace capstan {
+namespace {
+
+bool over(double measured_ms, double target_ms) {
+  return target_ms > 0 && std::isfinite(measured_ms) && measured_ms > target_ms;
+}
+
+}  // namespace
+
+std::optional<LatencyVerdict> judge_latency(const VariantState& variant, const SloTargets& slo,
+                                            double max_sample_age_s, double warm_up_s) {
+  LatencyVerdict verdict;
+  double completing = 0;
+  int judged = 0, completing_pods = 0;
+  for (const PodMetrics* p : ready_pods(variant)) {
+    if (!(p->sample_age_s <= max_sample_age_s) || p->seconds_since_start < warm_up_s) continue;
+    if (!(std::isfinite(p->arrival_rate_rps) && p->arrival_rate_rps > 0)) continue;
+    ++judged;
+    verdict.missed = verdict.missed || over(p->avg_ttft_ms, slo.ttft_ms) || over(p->avg_itl_ms, slo.itl_ms);
+    // A request stays in the batch for about its output tokens times the ITL.
+    const double in_batch_s = p->avg_itl_ms * std::max(1.0, p->avg_output_tokens) / 1000;
+    if (std::isfinite(p->running) && p->running > 0 && std::isfinite(in_batch_s) && in_batch_s > 0) {
+      completing += p->running / in_batch_s;
+      ++completing_pods;
+    }
+  }
+  if (judged == 0) return std::nullopt;
+  if (completing_pods > 0) verdict.completing_rps = completing / completing_pods;
+  return verdict;
+}
+
+double next_correction(double previous, const std::optional<LatencyVerdict>& verdict, double learned_rps,
+                       bool replicas_starting, double interval_s) {
+  double k = std::clamp(previous, kMinCorrection, 1.0);
+  if (!verdict) return k;
+  if (!verdict->missed) return std::min(1.0, 1 - (1 - k) * std::exp(-interval_s / kRelaxS));
+  if (verdict->completing_rps > 0 && learned_rps > 0) k = std::min(k, verdict->completing_rps / learned_rps);
+  if (!replicas_starting) k *= kShrinkWhileMissing;
+  return std::clamp(k, kMinCorrection, 1.0);
+}
+
+}  // namespace capstan
