@@ -29,6 +29,11 @@ namespace {
 const std::vector<PredictorKind> kPredictors{PredictorKind::kConstant, PredictorKind::kHolt,
                                              PredictorKind::kKalman};
 
+// A variant whose capacity per unit of cost is below half the most cost-efficient
+// variant's is not bought for capacity (issue 22): it would take twice the spend for the
+// same requests, and at long prompts such a variant often sustains almost nothing.
+constexpr double kUsefulFraction = 0.5;
+
 // Windows of per-request ITL evidence kept per variant: 20 ticks of 30 s, so the
 // spread follows the fleet within minutes and pools enough requests at light load.
 constexpr std::size_t kItlWindows = 20;
@@ -126,8 +131,10 @@ void add_itl_evidence(std::map<std::string, ItlEvidence>& evidence, const Servic
 // The factor measured latency puts on a variant's learned capacity this tick, kept in
 // `correction` only while it is below 1 (a variant's state stays small).
 double correct_by_latency(std::map<std::string, double>& correction, const std::string& key, const VariantState& v,
-                          double learned_rps, const SloTargets& slo, const TickTime& time) {
-  const auto verdict = judge_latency(v, slo, max_sample_age_s(time.interval_s), TunerConfig{}.transient_delay_s);
+                          double learned_rps, const SloTargets& slo, bool backlog_waiting, const TickTime& time) {
+  const auto verdict =
+      judge_latency(v, slo, max_sample_age_s(time.interval_s), TunerConfig{}.transient_delay_s, backlog_waiting,
+                    learned_rps);
   const auto it = correction.find(key);
   const double k = next_correction(it == correction.end() ? 1.0 : it->second, verdict, learned_rps,
                                    v.pending_replicas > 0, time.interval_s);
@@ -216,7 +223,8 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       auto& history = memory.recent_capacity[key];
       remember_capacity(history, s->capacity_rps);
       s->capacity_rps = median_capacity(history);
-      const double k = correct_by_latency(memory.correction, key, v.state, s->capacity_rps, config.slo, time);
+      const double k = correct_by_latency(memory.correction, key, v.state, s->capacity_rps, config.slo,
+                                          seen.backlog > seen.ready_replicas, time);
       if (k < 1) {
         s->capacity_rps *= k;
         s->corrected = true;
@@ -276,6 +284,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   signal.spare = queued ? 0.0 : std::max(0.0, supply - peak * (1 + kSpareMargin));
   signal.spare = bounded_release(signal, !(observed_rps > 0) && !(seen.backlog > 0));
   signal.release_least_efficient_first = true;
+  signal.useful_fraction = kUsefulFraction;
   std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
 
   // The decision's latency estimate includes the queueing already observed.

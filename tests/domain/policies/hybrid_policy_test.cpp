@@ -331,7 +331,7 @@ TickInput drowning(double now_s, const Fleet& f, double rps) {
   TickInput in = tick_at(now_s, f, rps, 40, 400);
   for (PodMetrics& p : in.models[0].variants[0].state.pods) {
     p.avg_ttft_ms = 20000;
-    p.avg_itl_ms = 60;  // 20 running requests of 200 tokens at 60 ms: 1.7 req/s each
+    p.avg_itl_ms = 60;  // over the 40 ms target; 20 running requests of 200 tokens: 1.7 req/s each
     p.running = 20;
   }
   return in;
@@ -359,12 +359,12 @@ TEST_CASE("hybrid trusts measured latency over a learned capacity it contradicts
   CHECK(p.save_state().dump().find("correction") != std::string::npos);
 }
 
-TEST_CASE("hybrid releases at most a quarter of a busy fleet's capacity per tick") {
+TEST_CASE("hybrid releases at most half of a busy fleet's capacity per tick") {
   HybridPolicy p(config());
   const Fleet f{16, 0, 0};
   warm_up(p, f, 3);  // far more than 3 req/s needs
   const int target = p.tick(tick_at(330, f, 3))[0].target_replicas;
   CHECK(target < 16);
-  CHECK(target >= 12);
+  CHECK(target >= 8);
 }
 
