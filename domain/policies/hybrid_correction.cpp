@@ -51,10 +51,13 @@ double next_correction(double previous, const std::optional<LatencyVerdict>& ver
   double k = std::clamp(previous, kMinCorrection, 1.0);
   if (!verdict) return k;
   // A miss while replicas start is the transient the start is for: judged once they are there.
-  if (verdict->missed && (verdict->overloaded || replicas_starting)) return k;
+  // A miss behind a backlog is the backlog's (full batches draining it), sized by the
+  // backlog projection: correcting for it raised slow-start's peak from 1.5x to 2.25x
+  // the oracle's.
+  if (verdict->missed && (verdict->overloaded || replicas_starting || verdict->queued)) return k;
   if (!verdict->missed) return std::min(1.0, 1 - (1 - k) * std::exp(-interval_s / kRelaxS));
   if (verdict->completing_rps > 0 && learned_rps > 0) k = std::min(k, verdict->completing_rps / learned_rps);
-  if (!verdict->queued) k *= kShrinkWhileMissing;
+  k *= kShrinkWhileMissing;
   return std::clamp(k, kMinCorrection, 1.0);
 }
 

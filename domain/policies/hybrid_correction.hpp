@@ -18,8 +18,9 @@
 //     (a miss with a queue is the backlog's, which the backlog projection sizes: after
 //     a burst the replicas drain it at the capacity they have, and shrinking k for it
 //     held twice the `burst` scenario's GPU-hours);
-//   - a miss on pods sent more than the learned capacity is the overload's (the demand
-//     side sizes it) and moves nothing;
+//   - a miss on pods sent more than the learned capacity is the overload's, and one
+//     behind a backlog (a pod or router queue) the backlog's: the demand side sizes
+//     both, and they move nothing; nor does a miss while replicas start;
 //   - when the pods meet both targets, k relaxes back towards 1 with a time constant
 //     of kRelaxS, so an estimate corrected at long prompts is not held forever, and
 //     not so fast that the fleet is released back into the overload that lowered it.

@@ -20,7 +20,6 @@
 #include "domain/forecast/predictor_selector.hpp"
 #include "domain/forecast/traffic_forecast.hpp"
 #include "domain/policies/role_sizing.hpp"
-#include "domain/policies/hybrid_correction.hpp"
 #include "domain/stages/release_bound.hpp"
 
 namespace capstan {
@@ -128,25 +127,6 @@ void add_itl_evidence(std::map<std::string, ItlEvidence>& evidence, const Servic
   add_itl_window(evidence[v.spec.name], served->requests, qa->decode_time_ms(1), m->itl_ms, kItlWindows);
 }
 
-// The factor measured latency puts on a variant's learned capacity this tick, kept in
-// `correction` only while it is below 1 (a variant's state stays small).
-double correct_by_latency(std::map<std::string, double>& correction, const std::string& key, const VariantState& v,
-                          double learned_rps, const SloTargets& slo, bool backlog_waiting, const TickTime& time) {
-  const auto verdict =
-      judge_latency(v, slo, max_sample_age_s(time.interval_s), TunerConfig{}.transient_delay_s, backlog_waiting,
-                    learned_rps);
-  const auto it = correction.find(key);
-  const double k = next_correction(it == correction.end() ? 1.0 : it->second, verdict, learned_rps,
-                                   v.pending_replicas > 0, time.interval_s);
-  if (k < kForgottenCorrection) {
-    correction[key] = k;
-  } else if (it != correction.end()) {
-    correction.erase(it);
-    return 1;
-  }
-  return k < kForgottenCorrection ? k : 1;
-}
-
 // Started replicas, oldest first: one seen starting for the first time was asked for
 // at the previous tick; the oldest is taken to be the first ready.
 std::vector<double> starting_ready_in_s(std::deque<double>& started, const VariantState& v,
@@ -223,13 +203,6 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       auto& history = memory.recent_capacity[key];
       remember_capacity(history, s->capacity_rps);
       s->capacity_rps = median_capacity(history);
-      const double k = correct_by_latency(memory.correction, key, v.state, s->capacity_rps, config.slo,
-                                          seen.backlog > seen.ready_replicas, time);
-      if (k < 1) {
-        s->capacity_rps *= k;
-        s->corrected = true;
-        s->correction = k;
-      }
       const auto served = served_within_slo_rps(v.state, config.slo, max_sample_age_s(interval_s),
                                                 TunerConfig{}.transient_delay_s, config.tail_probability);
       if (served && *served > s->capacity_rps) {

@@ -322,43 +322,6 @@ TEST_CASE("hybrid with an ITL-only SLO sizes by ITL and scales up under load it 
   hybrid_scales_up_past_lambda_star(capstan::testing::kItlOnly);
 }
 
-namespace {
-
-// The fixture's load, with every ready pod of the cheap variant reporting a mean TTFT
-// far over the target and a full batch: the replicas are drowning whatever the
-// learned model says.
-TickInput drowning(double now_s, const Fleet& f, double rps) {
-  TickInput in = tick_at(now_s, f, rps, 40, 400);
-  for (PodMetrics& p : in.models[0].variants[0].state.pods) {
-    p.avg_ttft_ms = 20000;
-    p.avg_itl_ms = 60;  // over the 40 ms target; 20 running requests of 200 tokens: 1.7 req/s each
-    p.running = 20;
-  }
-  return in;
-}
-
-}  // namespace
-
-TEST_CASE("hybrid trusts measured latency over a learned capacity it contradicts, and keeps the lesson") {
-  HybridPolicy p(config());
-  const Fleet f{3, 0, 0};
-  warm_up(p, f, 6);
-  const auto d = p.tick(drowning(330, f, 6));
-  INFO(d[0].reason.text);
-  CHECK(d[0].target_replicas > 3);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("measured latency missed the SLO"));
-  // The latency is back within the SLO on the larger fleet: the corrected capacity is
-  // kept (it relaxes over an hour), so the fleet is not released into the overload.
-  const Fleet grown{d[0].target_replicas, 0, 0};
-  const auto after = p.tick(tick_at(360, grown, 6));
-  CHECK(after[0].target_replicas >= grown.cheap - 1);
-  // ...and survives a restart.
-  HybridPolicy restored(config());
-  REQUIRE(restored.restore_state(nlohmann::json::from_msgpack(nlohmann::json::to_msgpack(p.save_state()))).ok());
-  CHECK(restored.save_state() == p.save_state());
-  CHECK(p.save_state().dump().find("correction") != std::string::npos);
-}
-
 TEST_CASE("hybrid releases at most half of a busy fleet's capacity per tick") {
   HybridPolicy p(config());
   const Fleet f{16, 0, 0};
