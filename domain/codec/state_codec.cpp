@@ -266,6 +266,7 @@ json encoded_itl_windows(const std::map<std::string, ItlEvidence>& m) {
 json encode_memory_body(const FixedMemory& m) { return {{"held", m.held}}; }
 json encode_memory_body(const HybridMemory& m) {
   return {{"forecast", encode_forecast(m.forecast)},
+          {"correction", m.correction},
           {"recent_demand", m.recent_demand},
           {"recent_capacity", encode_by_variant(m.recent_capacity)},
           {"itl_windows", encoded_itl_windows(m.itl_windows)},
@@ -300,6 +301,8 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
     for (const std::string& k : itl.keys()) m.itl_windows.emplace(k, read_itl_evidence(itl.at(k)));
     m.starting_since = read_by_variant<std::deque<double>>(r.at("starting_since"));
     m.split = read_value<SplitSizingState>(r.at("split"));
+    // Since schema 3; a state of schema 2 trusts every learned capacity as it is.
+    if (r.has("correction")) m.correction = read_by_variant<double>(r.at("correction"));
     return m;
   }
   if (kind == "erlang") return ErlangMemory{read_optional_value<HoltState>(r.at("forecast"))};
@@ -377,7 +380,7 @@ json encode_fleet_memory(const std::string& policy, const FleetMemory& memory) {
 Result<FleetMemory> decode_fleet_memory(const std::string& policy, const json& j) {
   return decode_with<FleetMemory>(policy + " policy state", [&] {
     const FieldReader r(j, "");
-    expect_schema(r, kStateSchema);
+    if (r.at("schema").integer() != kOldestStateSchema) expect_schema(r, kStateSchema);
     const FieldReader name = r.at("policy");
     if (name.string() != policy) name.fail("is another policy's state");
     FleetMemory out;

@@ -1,7 +1,7 @@
 // The recorded form of a fleet's states under one policy (domain/tick/tick_state.hpp):
 // what `Policy::save_state` returns, what a snapshot stores and what a restart reads.
 //
-//   {"schema": 2, "policy": "hybrid",
+//   {"schema": 3, "policy": "hybrid",
 //    "variants": [{"ns", "model_id", "variant", "memory": {...}}, ...],   key order
 //    "models":   [{"ns", "model_id", "finisher": {...}, "policy": {"kind", ...}}, ...],
 //    "fleet": {}}
@@ -23,7 +23,10 @@ namespace capstan {
 
 // 2: forecasters, and throughput's queue model parameters, as arrays of numbers (issue 19:
 // a variant's state within 2 KiB).
-inline constexpr int kStateSchema = 2;
+// 3: hybrid's correction of learned capacities by measured latency (issue 22); a state of
+// schema 2 is read as one with no correction.
+inline constexpr int kStateSchema = 3;
+inline constexpr int kOldestStateSchema = 2;
 
 nlohmann::json encode_fleet_memory(const std::string& policy, const FleetMemory& memory);
 Result<FleetMemory> decode_fleet_memory(const std::string& policy, const nlohmann::json& json);

@@ -296,7 +296,9 @@ void write_memory(MsgpackWriter& w, const FixedMemory& m) {
 }
 
 void write_memory(MsgpackWriter& w, const HybridMemory& m) {
-  w.map(7);
+  w.map(8);
+  w.string("correction");
+  write_by_name(w, m.correction, [&](double k) { w.number(k); });
   w.string("forecast");
   write_forecast(w, m.forecast);
   w.string("itl_windows");
@@ -733,8 +735,10 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     return m;
   }
   if (kind == "hybrid") {
-    expect(7);
+    expect(8);
     HybridMemory m;
+    r.key("correction");
+    m.correction = read_by_name<double>(r, [&] { return r.number(); });
     r.key("forecast");
     m.forecast = read_forecast(r);
     r.key("itl_windows");

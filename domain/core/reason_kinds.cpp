@@ -33,6 +33,8 @@ std::string render_hybrid(const Reason& r) {
                  "requests' ITL, mean ITL sized to {itl_sized_ms:r1} ms)");
   } else if (b == "served") {
     text += " (as served now within the SLO, above the learned model's)";
+  } else if (b == "measured") {
+    text += fill(r, " (the learned model's x {correction}: measured latency missed the SLO at more)");
   }
   const double wait = number(r, "observed_wait_ms");
   const bool bounded = std::isfinite(wait);
@@ -307,6 +309,7 @@ constexpr std::array kKinds{
     Kind{"optimizer.down.least_efficient", "{change}: {spare:r}{unit:sp} spare; least cost-efficient variant first"},
     Kind{"optimizer.down.most_expensive", "{change}: {spare:r}{unit:sp} spare; most expensive variant first"},
     Kind{"optimizer.no_capacity", "{change}: {required:r}{unit:sp} required but no variant has known capacity"},
+    Kind{"optimizer.not_useful", "{change}: {required:r}{unit:sp} required; not bought for it: {cost_per_replica} per {per_replica_capacity}{unit:sp} costs more than {best_cost_per_capacity} per 1{unit:sp} (the most cost-efficient variant's) over {useful_fraction}"},
     Kind{"optimizer.placed_elsewhere", "{change}: {required:r}{unit:sp} required; placed on a more cost-efficient variant or none has room"},
     Kind{"optimizer.spare_too_small", "{change}: {spare:r}{unit:sp} spare, less than one replica here or at its floor"},
     Kind{"optimizer.within_thresholds", "{change}: demand {demand:r}{unit:sp} within thresholds of supply {supply:r}{unit:sp}"},

@@ -23,6 +23,11 @@ double number(const Reason& r, std::string_view name) {
   return std::nan("");
 }
 
+static double significant(double d, int digits) {
+  const double scale = std::pow(10.0, digits - 1 - std::floor(std::log10(std::abs(d))));
+  return std::round(d * scale) / scale;
+}
+
 std::string format_value(const Figure::Value& v, std::string_view spec) {
   if (const auto* s = std::get_if<std::string>(&v)) return spec == "sp" && !s->empty() ? " " + *s : *s;
   if (const auto* i = std::get_if<long long>(&v)) {
@@ -30,7 +35,9 @@ std::string format_value(const Figure::Value& v, std::string_view spec) {
     return fmt_num(static_cast<double>(*i));
   }
   const double d = std::get<double>(v);
-  if (spec == "r") return fmt_num(std::round(d));
+  // Rounded for reading, but a rate is never rounded to 0 ("8 per 0 req/s", issue 22):
+  // below 0.5 it keeps two significant digits.
+  if (spec == "r") return fmt_num(d != 0 && std::abs(d) < 0.5 ? significant(d, 2) : std::round(d));
   if (spec == "r1") return fmt_num(std::round(d * 10) / 10);
   return fmt_num(d);
 }

@@ -34,6 +34,10 @@ struct CapacitySignal {
   // WVA releases from the most expensive variant per replica; capstan's hybrid from the
   // one with the highest cost per unit of capacity.
   bool release_least_efficient_first = false;
+  // > 0: a variant whose capacity per unit of cost is below this fraction of the most
+  // cost-efficient variant's is not bought for capacity (capstan's hybrid, issue 22: 8
+  // A100 replicas sustaining 0.15 req/s each were bought beside H100s at their maximum).
+  double useful_fraction = 0;
   std::vector<VariantSupply> variants;
 };
 

@@ -6,13 +6,17 @@
 //   capacity per replica c_v = min(lambda* at the SLO, the rate keeping
 //                   P(TTFT > target) <= p, and, where pods report their requests' own
 //                   ITLs, the rate keeping P(ITL > target) <= p by the measured spread
-//                   (itl_tail.hpp)) from the EKF-learned queue model, never below what
-//                   the replicas serve now well inside the SLO (served_capacity.hpp)
+//                   (itl_tail.hpp)) from the EKF-learned queue model, times the
+//                   correction measured latency puts on a capacity it contradicts
+//                   (hybrid_correction.hpp), never below what the replicas serve now
+//                   well inside the SLO (served_capacity.hpp)
 //   supply  = sum over variants of c_v x replicas, starting ones included
 // Missing capacity goes to the most cost-efficient variant; spare capacity (beyond a
 // 15% margin over the peak of this tick's demand and the request rates observed over
 // the last scale-down cooldown) comes off the
-// least cost-efficient one; the shared finisher then applies the
+// least cost-efficient one, at most half the supply per tick unless the model is idle
+// (release_bound.hpp); a variant below half the best capacity per cost is not bought.
+// The shared finisher then applies the
 // metric guard, step limit, enforcer and GPU budget. A model with nothing learned yet
 // falls back to WVA's saturation rule, which needs no parameters.
 //

@@ -47,6 +47,9 @@ struct HybridMemory {
   // fit starts (itl_tail.hpp). Kept here, not in VariantMemory: the evidence is read
   // against the model's traffic (all its variants' token lengths), which only plan sees.
   std::map<std::string, ItlEvidence> itl_windows;
+  // Per variant, the factor below 1 that measured latency puts on its learned capacity
+  // (hybrid_correction.hpp); a variant at 1 has no entry.
+  std::map<std::string, double> correction;
   // When each replica still starting was asked for, oldest first, per variant.
   std::map<std::string, std::deque<double>> starting_since;
   SplitSizingState split;  // when the model is split into prefill and decode variants

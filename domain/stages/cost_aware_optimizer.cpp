@@ -36,12 +36,25 @@ std::vector<std::size_t> by_cost_descending(const std::vector<VariantSupply>& vs
   return order;
 }
 
+// The most cost per unit of capacity a variant may have and still be bought: the most
+// cost-efficient variant's over the signal's useful fraction (infinite when off).
+double useful_cost_limit(const CapacitySignal& s) {
+  if (!(s.useful_fraction > 0)) return std::numeric_limits<double>::infinity();
+  double best = std::numeric_limits<double>::infinity();
+  for (const VariantSupply& v : s.variants) best = std::min(best, cost_per_capacity(v));
+  return best / s.useful_fraction;
+}
+
+bool not_useful(const CapacitySignal& s, const VariantSupply& v) {
+  return v.per_replica_capacity > 0 && cost_per_capacity(v) > useful_cost_limit(s);
+}
+
 void scale_up(const CapacitySignal& s, std::vector<int>& targets) {
   double remaining = s.required;
   for (std::size_t i : by_cost_efficiency(s.variants)) {
     const VariantSupply& v = s.variants[i];
     if (remaining <= 0) break;
-    if (v.per_replica_capacity <= 0) continue;
+    if (v.per_replica_capacity <= 0 || not_useful(s, v)) continue;
     const int room = std::max(v.max_replicas - targets[i], 0);
     const int add = std::min(static_cast<int>(std::ceil(remaining / v.per_replica_capacity)), room);
     targets[i] += add;
@@ -116,6 +129,13 @@ std::vector<ScalingRequest> optimize_cost_aware(const CapacitySignal& s) {
                         figures({{"spare", s.spare}}));
     } else if (s.required > 0 && !any_capacity) {
       why = make_reason(ReasonCode::kNoCapacityData, "optimizer.no_capacity", figures({{"required", s.required}}));
+    } else if (s.required > 0 && not_useful(s, v)) {
+      double best = std::numeric_limits<double>::infinity();
+      for (const VariantSupply& o : s.variants) best = std::min(best, cost_per_capacity(o));
+      why = make_reason(code, "optimizer.not_useful",
+                        figures({{"required", s.required}, {"per_replica_capacity", v.per_replica_capacity},
+                                 {"cost_per_replica", v.cost_per_replica}, {"best_cost_per_capacity", best},
+                                 {"useful_fraction", s.useful_fraction}}));
     } else if (s.required > 0) {
       why = make_reason(code, "optimizer.placed_elsewhere", figures({{"required", s.required}}));
     } else if (s.spare > 0) {

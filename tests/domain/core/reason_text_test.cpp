@@ -66,7 +66,7 @@ TEST_CASE("A stage that changes a target keeps the policy's reason as its cause"
                                   {policy});
   CHECK(held.text == "hold at 4, wanted 3: last change 60 s ago, scale-down cooldown 300 s");
   REQUIRE(held.causes().size() == 1);
-  CHECK(held.causes()[0].text == "hold at 4: 0 spare, less than one replica here or at its floor");
+  CHECK(held.causes()[0].text == "hold at 4: 0.4 spare, less than one replica here or at its floor");
   const Reason limited = make_reason(ReasonCode::kScaleUp, "step.limited", {{"target", 6}}, {policy});
   CHECK(limited.text == policy.text + "; limited to 6 by the step limit");
 }
@@ -106,4 +106,12 @@ TEST_CASE("A reason round-trips through its codec with its figures, their types 
   nlohmann::json bad = j;
   bad["figures"][1] = {{"n", "target"}};
   CHECK_THROWS_WITH(read_reason(FieldReader(bad, "reason")), Catch::Contains("reason.figures[1]"));
+}
+
+TEST_CASE("A rounded rate is never rounded to 0") {
+  const Reason r = make_reason(ReasonCode::kScaleUp, "optimizer.up",
+                               {{"current", 0}, {"target", 8}, {"unit", "req/s"}, {"required", 1.2},
+                                {"cost_per_replica", 8.0}, {"per_replica_capacity", 0.1523}});
+  CHECK_THAT(r.text, Catch::Contains("8 per 0.15 req/s is the most cost-efficient"));
+  CHECK_THAT(r.text, Catch::Contains("1 req/s required"));
 }

@@ -321,3 +321,13 @@ TEST_CASE("hybrid with a TTFT-only SLO sizes by TTFT and scales up under load it
 TEST_CASE("hybrid with an ITL-only SLO sizes by ITL and scales up under load it cannot serve") {
   hybrid_scales_up_past_lambda_star(capstan::testing::kItlOnly);
 }
+
+TEST_CASE("hybrid releases at most half of a busy fleet's capacity per tick") {
+  HybridPolicy p(config());
+  const Fleet f{16, 0, 0};
+  warm_up(p, f, 3);  // far more than 3 req/s needs
+  const int target = p.tick(tick_at(330, f, 3))[0].target_replicas;
+  CHECK(target < 16);
+  CHECK(target >= 8);
+}
+

@@ -101,3 +101,23 @@ TEST_CASE("Cost-aware scale-down can release the least cost-efficient variant fi
   CHECK(r[1].target_replicas == 1);
   CHECK_THAT(r[0].reason.text, Catch::Contains("least cost-efficient"));
 }
+
+TEST_CASE("A variant below the useful fraction of the best capacity per cost is not bought, and the reason says why") {
+  // H100 at its maximum; A100 sustains 0.15 req/s for 8 against the H100's 2.5 for 12.
+  CapacitySignal s = signal(4, 0, {supply("a100", 8, 0.15, 0), supply("h100", 12, 2.5, 8, 0, 8)});
+  s.unit = "req/s";
+  s.useful_fraction = 0.5;
+  const auto out = optimize_cost_aware(s);
+  CHECK(out[0].target_replicas == 0);
+  CHECK(out[0].reason.kind() == "optimizer.not_useful");
+  CHECK_THAT(out[0].reason.text, Catch::Contains("8 per 0.15 req/s costs more than 4.8 per 1 req/s"));
+  // Without the fraction, it is the spill-over variant.
+  s.useful_fraction = 0;
+  CHECK(optimize_cost_aware(s)[0].target_replicas == 10);  // its maximum
+}
+
+TEST_CASE("A variant within the useful fraction still takes the spill-over") {
+  CapacitySignal s = signal(4, 0, {supply("a100", 8, 1.2, 0), supply("h100", 12, 2.5, 8, 0, 8)});
+  s.useful_fraction = 0.5;  // 6.7 per unit against 4.8: within 2x
+  CHECK(optimize_cost_aware(s)[0].target_replicas == 4);
+}
