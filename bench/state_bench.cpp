@@ -3,7 +3,8 @@
 // 1,000 variants including a save). 500 models of two variants, each a copy of the
 // model the simulator recorded (recorded_fleet.hpp), run 25 ticks; then the fleet's
 // state is saved and restored straight to and from MessagePack bytes (state_msgpack.hpp),
-// as a snapshot is written and read, timed per model. The peak RSS is measured from after the simulation that
+// as a snapshot is written and read, timed per model in the thread's CPU time (so that
+// other processes on a shared machine do not count; alone, it equals wall time). The peak RSS is measured from after the simulation that
 // recorded the inputs, per policy, over the ticks, a save and a restore.
 // Run: build/bench/state_bench [--dump POLICY] [TRACE]
 //   (default trace: ops/examples/azure_code_15min.csv; --dump prints one model's state)
@@ -56,7 +57,7 @@ void measure(const PolicyInfo& info, const std::vector<TickInput>& recorded, boo
           bench::widened(recorded[t], static_cast<int>(kModels), static_cast<int>(kVariantsPerModel))));
     }
     std::vector<std::uint8_t> bytes;
-    save_us = bench::median_ns_per_call(
+    save_us = bench::median_cpu_ns_per_call(
                   [&](int) {
                     bytes = policy.save_state_msgpack();
                     bench::keep(bytes);
@@ -65,7 +66,7 @@ void measure(const PolicyInfo& info, const std::vector<TickInput>& recorded, boo
               1000 / static_cast<double>(kModels);
     msgpack_bytes = bytes.size();
     DrivenPolicy restored(info.make(), config);
-    restore_us = bench::median_ns_per_call(
+    restore_us = bench::median_cpu_ns_per_call(
                      [&](int) {
                        auto ok = restored.restore_state_msgpack(bytes);
                        if (!ok) std::printf("  restore failed: %s\n", ok.error().message.c_str());
@@ -106,7 +107,7 @@ int main(int argc, char** argv) {
   if (recorded.empty()) return 1;
   std::printf("%zu models x %zu variants after %zu ticks; peak RSS of the simulation %.1f MiB\n", kModels,
               kVariantsPerModel, kTicks, bench::peak_rss_kib() / 1024.0);
-  std::printf("%-18s %10s %10s %12s %12s %10s\n", "policy", "B msgpack", "B JSON", "save us", "restore us",
+  std::printf("%-18s %10s %10s %12s %12s %10s\n", "policy", "B msgpack", "B JSON", "save CPU us", "restore CPU us",
               "peak MiB");
   std::printf("%-18s %10s %10s %12s %12s %10s\n", "", "/variant", "/variant", "/model", "/model", "");
   for (const PolicyInfo& info : registered_policies()) {

@@ -582,6 +582,7 @@ SelectorState read_selector(MsgpackReader& r) {
   s.config.error_weight = r.number();
   const std::size_t n = r.array();
   if (n == 0) throw MsgpackMismatch();
+  s.candidates.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     r.array(4);
     const std::string_view kind = r.string();
@@ -705,14 +706,13 @@ PerVariantMemory<S> read_variants_memory(MsgpackReader& r, std::string_view kind
 // The memory of a model under `policy`, its kind checked as read_model_state checks it.
 PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
   const std::size_t members = r.map();
-  MsgpackReader ahead = r;  // the kind is the last member but one or the last; find it
-  std::string_view kind;
-  for (std::size_t i = 0; i < members && kind.empty(); ++i) {
-    if (ahead.string() == "kind") {
-      kind = ahead.string();
-    } else {
-      ahead.skip();
-    }
+  // A memory of one member is {kind} alone: "none" or a policy with nothing to keep.
+  // Otherwise it can only be `policy`'s, and each branch checks its kind where it stands.
+  std::string_view kind = policy;
+  if (members == 1) {
+    MsgpackReader ahead = r;
+    ahead.key("kind");
+    kind = ahead.string();
   }
   if (kind != "none" && kind != policy) throw MsgpackMismatch();
   const auto expect = [&](std::size_t n) {
