@@ -18,6 +18,7 @@
 #include "adapters/cli/simulate_table.hpp"
 #include "domain/codec/tick_input_codec.hpp"
 #include "domain/core/format.hpp"
+#include "domain/forecast/predictor.hpp"
 #include "domain/policies/policy.hpp"
 #include "sim/fleet_config.hpp"
 #include "sim/fleet_oracle.hpp"
@@ -57,6 +58,7 @@ std::string echo_command(const SimulateFlags& f, const CLI::App& cmd) {
   if (cmd.count("--rate-scale")) s << " --rate-scale " << fmt_num(f.rate_scale);
   if (cmd.count("--window")) s << " --window " << f.window;
   if (cmd.count("--spread-buckets")) s << " --spread-buckets " << fmt_num(f.spread_buckets_s);
+  if (cmd.count("--predictor")) s << " --predictor " << f.settings.predictor;
   if (cmd.count("--hpa-target")) s << " --hpa-target " << fmt_num(f.settings.hpa_target_per_replica);
   if (cmd.count("--oracle-window-s")) s << " --oracle-window-s " << fmt_num(f.oracle_window_s);
   if (!f.json.empty()) s << " --json " << f.json;
@@ -232,6 +234,11 @@ void run_simulate(const SimulateFlags& given, const CLI::App& cmd) {
   if (!(f.settings.slo_attainment >= sim::kMinAttainmentTarget && f.settings.slo_attainment <= sim::kMaxAttainmentTarget))
     throw UsageError("--slo-attainment must be in " + fmt_num(sim::kMinAttainmentTarget) + ".." +
                      fmt_num(sim::kMaxAttainmentTarget) + ", got " + fmt_num(f.settings.slo_attainment));
+  if (PredictorKind kind{}; !parse_predictor_kind(f.settings.predictor, kind)) {
+    std::string names;
+    for (PredictorKind k : all_predictor_kinds()) names += (names.empty() ? "" : ", ") + std::string(to_string(k));
+    throw UsageError("--predictor must be one of " + names + ", got '" + f.settings.predictor + "'");
+  }
   require_positive(f.speedup, "--speedup");
   require_positive(f.rate_scale, "--rate-scale");
   require_positive(f.tick_s, "--tick-s");
@@ -328,6 +335,9 @@ void add_simulate_command(CLI::App& app) {
   cmd->add_option("--speedup", f->speedup, "divide trace times by this")->capture_default_str();
   cmd->add_option("--rate-scale", f->rate_scale, "thin (<1) or duplicate (>1) requests")->capture_default_str();
   cmd->add_option("--window", f->window, "FROM:TO seconds of the trace");
+  cmd->add_option("--predictor", f->settings.predictor,
+                  "throughput's load predictor: constant, holt, kalman, arima, seasonal")
+      ->capture_default_str();
   cmd->add_option("--hpa-target", f->settings.hpa_target_per_replica,
                   "hpa: running + waiting requests per replica it targets (default: the fleet's hpa_target_per_replica, else 32)");
   cmd->add_option("--spread-buckets", f->spread_buckets_s,

@@ -1,9 +1,8 @@
 // `throughput`: Dynamo's throughput-based (SLA) planner (seed 001, "Throughput-Based
 // Scaling"; seed 003; ../shared/reference/dynamo.md 2.2-2.4). Each tick it feeds the
 // variant's observed traffic (request rate, average ISL and OSL) to a load predictor,
-// forecasts the next interval (Holt by default, PolicyConfig::predictor; Dynamo defaults
-// to ARIMA, but three ARIMA series take a variant's saved state to about 2.2 KB against
-// issue 19's 2 KiB, most of it the load loop's 64 forward-pass samples), and divides
+// forecasts the next interval (ARIMA by default, as Dynamo's; PolicyConfig::predictor
+// picks another), and divides
 // the predicted rate by one replica's capacity at the SLO to get a replica floor. One
 // replica's capacity comes from, in order:
 //   1. the variant's profile (domain/model/perf_model.hpp), corrected by observed / expected

@@ -20,7 +20,7 @@ struct PolicyConfig {
   int max_step_up = 0;             // replicas per tick, 0 = unlimited
   int max_step_down = 0;
   RatioBand pd_band;               // prefill:decode replicas per model; {0, 0} = off
-  std::string predictor = "holt";  // forecasting policies
+  std::string predictor = "arima";  // forecasting policies
   // The share of requests the SLO lets miss its targets (1 - the SLO's attainment; set
   // so by scenarios and `simulate`): hybrid bounds P(TTFT > target) and, by the pods'
   // per-request ITL histograms, P(ITL > target) by it; erlang P(wait > TTFT target).

@@ -141,6 +141,8 @@ TEST_CASE("simulate rejects bad flags and files with exit status 2, naming the f
       {base_args() + " --policy fixed --rate-scale -1", "--rate-scale"},
       {base_args() + " --policy fixed --window 9:x", "--window"},
       {base_args() + " --policy hpa --hpa-target 0", "--hpa-target must be a finite number > 0, got 0"},
+      {base_args() + " --policy throughput --predictor prophet",
+       "--predictor must be one of constant, holt, kalman, arima, seasonal, got 'prophet'"},
       {base_args() + " --policy fixed --trace-format csv", "--trace-format"},
       {base_args() + " --policy fixed --json /nonexistent-dir/out.json", "--json"},
       {base_args() + " --policy fixed --report /nonexistent-dir/out.html", "--report"},
@@ -265,4 +267,21 @@ TEST_CASE("simulate --hpa-target sets what the hpa policy targets per replica, a
   REQUIRE(eager.exit_status == 0);
   CHECK_THAT(eager.stdout_text, Catch::Contains("--hpa-target 1"));
   CHECK(row(eager.stdout_text) != row(standard.stdout_text));  // 1 request per replica scales where 32 does not
+}
+
+TEST_CASE("simulate --predictor sets throughput's load predictor (ARIMA by default, as Dynamo's), and the command echoes it") {
+  const auto forecast_of = [](const std::string& out) {
+    const auto at = out.find("\nthroughput ");
+    REQUIRE(at != std::string::npos);
+    return out.substr(at, out.find('\n', at + 1) - at);
+  };
+  const auto standard = run_binary(base_args() + " --policy throughput");
+  const auto arima = run_binary(base_args() + " --policy throughput --predictor arima");
+  const auto holt = run_binary(base_args() + " --policy throughput --predictor holt");
+  REQUIRE(standard.exit_status == 0);
+  REQUIRE(arima.exit_status == 0);
+  REQUIRE(holt.exit_status == 0);
+  CHECK_THAT(holt.stdout_text, Catch::Contains("--predictor holt"));
+  CHECK(forecast_of(arima.stdout_text) == forecast_of(standard.stdout_text));
+  CHECK(forecast_of(holt.stdout_text) != forecast_of(standard.stdout_text));
 }

@@ -221,3 +221,42 @@ TEST_CASE("A restore that fails leaves the states as they were") {
   CHECK_THAT(newer.error().message, Catch::Contains("schema"));
   CHECK(policy.save_state() == saved);
 }
+
+// Not a check but the tool that re-decides the recordings when a change is meant to
+// move decisions (tests/data/ticks/README.md): hidden, so only
+// `sim_tests "[.redecide]"` runs it. Every recorded tick is decided again in order by
+// today's code; where a policy-tick's decisions differ, its line is rewritten with them
+// (reasons as code and text, as recorded), and every other line stays byte for byte.
+TEST_CASE("Re-decide the recorded ticks with the current code", "[.redecide]") {
+  for (const Recorded& r : recordings()) {
+    const std::string path = testing::data_path("ticks/" + r.name + ".jsonl");
+    std::ifstream in(path);
+    REQUIRE(in);
+    std::map<std::string, DrivenPolicy> policies;
+    std::map<std::string, int> changed;
+    std::vector<std::string> lines;
+    std::string line;
+    while (std::getline(in, line)) {
+      TickRecording record = decode_tick_record(nlohmann::json::parse(line)).value();
+      auto it = policies.find(record.policy);
+      if (it == policies.end()) it = policies.emplace(record.policy, driven(record.policy, r.config)).first;
+      const std::vector<Decision> fresh = it->second.tick(record.input);
+      const bool same = fresh.size() == record.decisions.size() &&
+                        std::equal(fresh.begin(), fresh.end(), record.decisions.begin(), same_outcome);
+      if (!same) {
+        ++changed[record.policy];
+        record.decisions.clear();
+        for (Decision d : fresh) {
+          d.reason = Reason(d.reason.code, d.reason.text);
+          record.decisions.push_back(std::move(d));
+        }
+        line = encode_tick_record(record).dump();
+      }
+      lines.push_back(line);
+    }
+    in.close();
+    std::ofstream out(path, std::ios::trunc);
+    for (const std::string& l : lines) out << l << '\n';
+    for (const auto& [policy, n] : changed) WARN(r.name << ": " << policy << " " << n << " policy-ticks changed");
+  }
+}
