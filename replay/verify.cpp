@@ -10,10 +10,6 @@ namespace capstan::replay {
 
 namespace {
 
-// The threads verify runs on: one reads the store ahead, and each tick's models are
-// shared by this many (the caller's among them).
-constexpr unsigned kThreads = 2;
-
 std::string subject_of(const storage::Event& e) {
   const TickEvent& t = std::get<TickEvent>(e.payload);
   return std::visit(
@@ -72,7 +68,7 @@ Result<VerifyReport> verify(const storage::EventStore& store, const ReplayRange&
   actors::FoldRange fold_range;
   fold_range.to_seq = range.to_seq;
   fold_range.read_ahead = true;
-  fold_range.for_each_model = parallel_for_each(kThreads);
+  fold_range.for_each_model = parallel_for_each();  // one thread per core
   std::vector<std::uint8_t> recomputed_bytes;
   auto folded = actors::fold_recorded(
       store, *policy.value(), start.value().fold, fold_range,

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "domain/policies/policy.hpp"
+#include "replay/parallel_for.hpp"
 
 namespace capstan::replay {
 
@@ -30,6 +31,8 @@ Result<WhatIfReport> what_if(const storage::EventStore& store, const WhatIfOptio
   actors::FoldRange fold_range;
   fold_range.to_seq = o.range.to_seq;
   if (o.config) fold_range.config_override = &*o.config;
+  fold_range.read_ahead = true;  // as verify folds (README.md)
+  fold_range.for_each_model = parallel_for_each();
   std::vector<TickEvent> recorded_events;
   std::optional<Error> unreadable;  // a recorded tick event that cannot be decoded
   auto folded = actors::fold_recorded(
