@@ -21,6 +21,7 @@
 #include <string>
 
 #include "actors/fleet_actor.hpp"
+#include "domain/tick/tick_driver.hpp"
 #include "storage/event_store.hpp"
 
 namespace capstan::actors {
@@ -55,26 +56,47 @@ struct FoldStart {
 // the snapshot that cannot be read.
 Result<FoldStart> newest_snapshot(const storage::EventStore& store);
 
+// A tick event as it was stored. The fold does not decode it: `replay verify` compares
+// its bytes with the recomputed event's, and only a reader that wants its fields pays
+// for them (decoded()).
+struct RecordedEvent {
+  std::uint64_t seq = 0;
+  double time_s = 0;
+  std::string type;   // "params_learned", ..., "decision"
+  std::string value;  // the stored value (storage/records.hpp's MessagePack)
+
+  // Errors as storage::decode_event_value, or when the value is not a tick event.
+  Result<TickEvent> decoded() const;
+};
+
 // A tick read back from the store: what it saw and what it recorded.
 struct RecordedTick {
   std::uint64_t tick = 0;
   std::uint64_t seq = 0;  // of its `tick` event
   TickInput input;        // the models that timed out live are left out: they decided nothing
-  std::vector<storage::Event> events;  // its recorded tick events (learned ... decision), in seq order
+  std::vector<RecordedEvent> events;  // its recorded tick events (learned ... decision), in seq order
 };
 
 struct FoldRange {
   std::uint64_t to_seq = std::numeric_limits<std::uint64_t>::max();  // the last tick started at or before it
   // Every tick runs under this configuration instead of the recorded ones (what-if).
   const ConfigUpdate* config_override = nullptr;
+  // Read and decode the store on a thread of its own while the caller's thread folds
+  // (a long history on a machine with a core to spare); the ticks and their order are
+  // the same either way.
+  bool read_ahead = false;
+  // How run_tick runs each tick's models (empty: one after another).
+  ForEachModel for_each_model;
 };
 
-// What run_tick recomputed from a recorded tick, under `config`.
-using FoldVisitor = std::function<void(RecordedTick&, const TickResult&, const ConfigUpdate& config)>;
+// What run_tick recomputed from a recorded tick, under `config`. The visitor may take
+// the result's events and decisions: the fold only keeps its state.
+using FoldVisitor = std::function<void(RecordedTick&, TickResult&, const ConfigUpdate& config)>;
 
 // Folds every tick recorded after start.snapshot_seq (up to range.to_seq) through
 // run_tick from start.memory; `start` is left at the state after the last tick (memory,
-// config, last tick and time, awaiting targets). `visit` sees each tick once folded.
+// config, last tick and time, awaiting targets). `visit` sees each tick once folded, in
+// order, on the caller's thread.
 // Errors name the event that cannot be read, or a tick with no configuration before it.
 Result<std::uint64_t> fold_recorded(const storage::EventStore& store, const TickPolicy& policy, FoldStart& start,
                                     const FoldRange& range, const FoldVisitor& visit);

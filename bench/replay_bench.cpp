@@ -74,13 +74,17 @@ int main(int argc, char** argv) {
   }
   const std::uint64_t stored = store.value()->last_sequence();
   // Its parts: reading (decoding every event) alone, then the fold without the comparison.
+  struct Took {
+    double wall_s, cpu_s;
+  };
   auto timed = [](auto&& body) {
+    const double cpu0 = bench::cpu_seconds();
     const auto t0 = std::chrono::steady_clock::now();
     body();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return Took{std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), bench::cpu_seconds() - cpu0};
   };
-  const double read_s = timed([&] { (void)store.value()->for_each({}, [](const storage::Event&) { return true; }); });
-  const double fold_s = timed([&] {
+  const Took read = timed([&] { (void)store.value()->for_each({}, [](const storage::Event&) { return true; }); });
+  const Took fold = timed([&] {
     actors::FoldStart from;
     (void)actors::fold_recorded(*store.value(), *policy.value(), from, {}, nullptr);
   });
@@ -102,8 +106,10 @@ int main(int argc, char** argv) {
               wall_s, cpu_s, static_cast<double>(stored) / wall_s, static_cast<double>(stored) / cpu_s,
               static_cast<unsigned long long>(r.events_compared), static_cast<double>(r.events_compared) / wall_s,
               static_cast<unsigned long long>(r.divergences));
-  std::printf("  parts: reading every event %.2f s (%.0f/s), reading and folding %.2f s (%.0f/s)\n", read_s,
-              static_cast<double>(stored) / read_s, fold_s, static_cast<double>(stored) / fold_s);
+  std::printf("  parts, on one thread: decoding every event %.2f s wall, %.2f s CPU (%.0f/s wall); reading and "
+              "folding %.2f s wall, %.2f s CPU (%.0f/s wall)\n",
+              read.wall_s, read.cpu_s, static_cast<double>(stored) / read.wall_s, fold.wall_s, fold.cpu_s,
+              static_cast<double>(stored) / fold.wall_s);
   std::printf("  run: cd build/bench && ./replay_bench %llu %d %s\n", static_cast<unsigned long long>(target_events),
               models, policy_name.c_str());
   if (!keep) std::filesystem::remove_all(dir);

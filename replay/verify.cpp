@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "domain/policies/policy.hpp"
+#include "replay/parallel_for.hpp"
+#include "storage/event_value_writer.hpp"
 
 namespace capstan::replay {
 
@@ -29,6 +31,11 @@ std::string payload_text(const storage::Event& e) {
   return storage::event_to_json(e).at("payload").dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+std::string payload_text(const actors::RecordedEvent& e) {
+  auto event = storage::decode_event_value(e.seq, e.value);
+  return event.ok() ? payload_text(event.value()) : "(unreadable: " + event.error().message + ")";
+}
+
 }  // namespace
 
 Result<VerifyReport> verify(const storage::EventStore& store, const ReplayRange& range, std::size_t max_divergences) {
@@ -40,16 +47,19 @@ Result<VerifyReport> verify(const storage::EventStore& store, const ReplayRange&
   report.policy = start.value().policy;
   report.start_seq = start.value().fold.snapshot_seq;
 
-  auto diverge = [&](const storage::Event* recorded, const storage::Event* recomputed, const actors::RecordedTick& t) {
+  auto diverge = [&](const actors::RecordedEvent* recorded, const storage::Event* recomputed, const actors::RecordedTick& t) {
     ++report.divergences;
     if (report.first.size() >= max_divergences) return;
-    const storage::Event& either = recorded ? *recorded : *recomputed;
     Divergence d;
     d.seq = recorded ? recorded->seq : t.seq;
     d.tick = t.tick;
-    d.time_s = either.time_s;
-    d.type = storage::event_type(either.payload);
-    d.subject = subject_of(either);
+    d.time_s = recorded ? recorded->time_s : recomputed->time_s;
+    d.type = recorded ? recorded->type : storage::event_type(recomputed->payload);
+    if (recomputed) {
+      d.subject = subject_of(*recomputed);
+    } else if (auto event = storage::decode_event_value(recorded->seq, recorded->value); event.ok()) {
+      d.subject = subject_of(event.value());
+    }
     d.recorded = recorded ? payload_text(*recorded) : "";
     d.recomputed = recomputed ? payload_text(*recomputed) : "";
     report.first.push_back(std::move(d));
@@ -57,30 +67,37 @@ Result<VerifyReport> verify(const storage::EventStore& store, const ReplayRange&
 
   actors::FoldRange fold_range;
   fold_range.to_seq = range.to_seq;
-  std::string recorded_bytes, recomputed_bytes;
+  fold_range.read_ahead = true;
+  fold_range.for_each_model = parallel_for_each();  // one thread per core
+  std::vector<std::uint8_t> recomputed_bytes;
   auto folded = actors::fold_recorded(
       store, *policy.value(), start.value().fold, fold_range,
-      [&](actors::RecordedTick& t, const TickResult& r, const actors::ConfigUpdate&) {
+      [&](actors::RecordedTick& t, TickResult& r, const actors::ConfigUpdate&) {
         if (!range.contains(t.seq, t.input.now_s)) return;
         ++report.ticks_compared;
         const std::size_t n = std::max(t.events.size(), r.events.size());
         storage::Event recomputed;
         for (std::size_t i = 0; i < n; ++i) {
-          const storage::Event* rec = i < t.events.size() ? &t.events[i] : nullptr;
+          const actors::RecordedEvent* rec = i < t.events.size() ? &t.events[i] : nullptr;
+          const storage::Event* again = nullptr;
           if (i < r.events.size()) {
+            // Stamped as the recorded event was: the comparison is of what was computed.
             recomputed.seq = rec ? rec->seq : 0;
             recomputed.time_s = rec ? rec->time_s : t.input.now_s;
-            recomputed.payload = r.events[i];
+            recomputed.payload = std::move(r.events[i]);
+            again = &recomputed;
           }
-          const storage::Event* again = i < r.events.size() ? &recomputed : nullptr;
-          TypeCount& count = report.by_type[storage::event_type((rec ? rec : again)->payload)];
+          TypeCount& count = report.by_type[rec ? rec->type : storage::event_type(again->payload)];
           ++count.compared;
           ++report.events_compared;
           bool same = rec != nullptr && again != nullptr;
           if (same) {
-            recorded_bytes = storage::encode_event_value(*rec);
-            recomputed_bytes = storage::encode_event_value(*again);
-            same = recorded_bytes == recomputed_bytes;
+            // The recomputed event encoded as the daemon stored it, against the stored
+            // bytes themselves: the recorded value is never decoded unless it differs.
+            recomputed_bytes.clear();
+            storage::write_event_value(*again, recomputed_bytes);
+            same = std::equal(recomputed_bytes.begin(), recomputed_bytes.end(), rec->value.begin(), rec->value.end(),
+                              [](std::uint8_t a, char b) { return a == static_cast<std::uint8_t>(b); });
           }
           if (same) {
             ++count.matched;

@@ -3,6 +3,7 @@
 #include <map>
 
 #include "domain/policies/policy.hpp"
+#include "replay/parallel_for.hpp"
 
 namespace capstan::replay {
 
@@ -30,14 +31,24 @@ Result<WhatIfReport> what_if(const storage::EventStore& store, const WhatIfOptio
   actors::FoldRange fold_range;
   fold_range.to_seq = o.range.to_seq;
   if (o.config) fold_range.config_override = &*o.config;
+  fold_range.read_ahead = true;  // as verify folds (README.md)
+  fold_range.for_each_model = parallel_for_each();
   std::vector<TickEvent> recorded_events;
+  std::optional<Error> unreadable;  // a recorded tick event that cannot be decoded
   auto folded = actors::fold_recorded(
       store, *policy.value(), start.value().fold, fold_range,
       [&](actors::RecordedTick& t, const TickResult& r, const actors::ConfigUpdate&) {
-        if (!o.range.contains(t.seq, t.input.now_s)) return;
+        if (unreadable || !o.range.contains(t.seq, t.input.now_s)) return;
         ++report.ticks;
         recorded_events.clear();
-        for (storage::Event& e : t.events) recorded_events.push_back(std::move(std::get<TickEvent>(e.payload)));
+        for (const actors::RecordedEvent& e : t.events) {
+          auto event = e.decoded();
+          if (!event.ok()) {
+            unreadable = event.error();
+            return;
+          }
+          recorded_events.push_back(std::move(event).value());
+        }
         last_sizings(recorded_events, recorded_sizing);
         last_sizings(r.events, what_if_sizing);
         std::map<VariantKey, const Decision*> recomputed;
@@ -64,6 +75,7 @@ Result<WhatIfReport> what_if(const storage::EventStore& store, const WhatIfOptio
         }
       });
   if (!folded.ok()) return folded.error();
+  if (unreadable) return *unreadable;
   for (auto& [key, v] : variants) {
     if (const auto it = recorded_sizing.find(key); it != recorded_sizing.end()) v.recorded_last = it->second;
     if (const auto it = what_if_sizing.find(key); it != what_if_sizing.end()) v.what_if_last = it->second;

@@ -67,6 +67,11 @@ Result<Snapshot> read_snapshot(const std::string& dir, std::string_view key, std
                   std::bit_cast<double>(*read_big_endian(value.substr(0, 8))), std::string(value.substr(8))};
 }
 
+// A scan over this many events or more is a replay or an export, not a page of the admin
+// API: it reads its files ahead in large blocks and keeps its blocks out of the cache.
+constexpr std::uint64_t kLongScanEvents = 4096;
+constexpr std::size_t kLongScanReadaheadBytes = 4 << 20;
+
 class RocksEventStore final : public EventStore {
  public:
   RocksEventStore(std::string dir, rocksdb::DB* db, std::vector<rocksdb::ColumnFamilyHandle*> handles, bool read_only,
@@ -194,7 +199,8 @@ class RocksEventStore final : public EventStore {
     return out;
   }
 
-  Result<bool> for_each(const EventFilter& filter, const std::function<bool(const Event&)>& visit) const override {
+  Result<bool> for_each_value(const EventFilter& filter,
+                              const std::function<bool(std::uint64_t, std::string_view)>& visit) const override {
     using Bound = std::pair<const char*, std::optional<double>>;
     for (auto [name, time] : {Bound{"from_time_s", filter.from_time_s}, Bound{"to_time_s", filter.to_time_s}}) {
       if (time && std::isnan(*time)) return invalid_argument(std::string("event filter ") + name + " must be a number, got nan");
@@ -217,6 +223,10 @@ class RocksEventStore final : public EventStore {
     const rocksdb::Slice upper_slice(upper);
     rocksdb::ReadOptions read;
     if (to != kMaxSeq) read.iterate_upper_bound = &upper_slice;
+    if (to - from >= kLongScanEvents) {
+      read.readahead_size = kLongScanReadaheadBytes;
+      read.fill_cache = false;
+    }
     std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(read, events_family()));
     for (it->Seek(seq_key(from)); it->Valid(); it->Next()) {
       const auto seq = read_big_endian(view(it->key()));
@@ -228,9 +238,7 @@ class RocksEventStore final : public EventStore {
         if (filter.type && header->type != *filter.type) continue;
         if (filter.model && header->model != filter.model) continue;
       }
-      auto event = decode_event_value(*seq, value);
-      if (!event) return event.error();
-      if (!visit(*event)) return false;
+      if (!visit(*seq, value)) return false;
     }
     if (!it->status().ok()) return storage_error(dir_ + ": reading events from " + std::to_string(from), it->status());
     return true;
@@ -473,6 +481,20 @@ Result<std::unique_ptr<EventStore>> EventStore::open_read_only(const std::string
   s = db->TryCatchUpWithPrimary();
   if (!s.ok()) return storage_error(dir + ": catching up with the writer", s);
   return finish_open(std::move(store), false, {});
+}
+
+Result<bool> EventStore::for_each(const EventFilter& filter, const std::function<bool(const Event&)>& visit) const {
+  std::optional<Error> failure;
+  auto ran = for_each_value(filter, [&](std::uint64_t seq, std::string_view value) {
+    auto event = decode_event_value(seq, value);
+    if (!event) {
+      failure = event.error();
+      return false;
+    }
+    return visit(*event);
+  });
+  if (failure) return *failure;
+  return ran;
 }
 
 }  // namespace capstan::storage

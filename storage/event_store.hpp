@@ -35,6 +35,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "domain/core/result.hpp"
@@ -101,7 +102,13 @@ class EventStore {
   virtual Result<std::vector<Snapshot>> latest_snapshots() const = 0;
   // The events the filter selects, in seq order; stops when visit returns false.
   // Returns whether the scan ran to the end (false: visit stopped it).
-  virtual Result<bool> for_each(const EventFilter& filter, const std::function<bool(const Event&)>& visit) const = 0;
+  Result<bool> for_each(const EventFilter& filter, const std::function<bool(const Event&)>& visit) const;
+  // The same scan handing over each stored value undecoded (records.hpp's MessagePack),
+  // valid only during the call: for a reader that decodes only some of the events, or
+  // compares values as bytes (`replay verify`). A long scan reads ahead and leaves
+  // RocksDB's block cache to the live reads.
+  virtual Result<bool> for_each_value(const EventFilter& filter,
+                                      const std::function<bool(std::uint64_t seq, std::string_view value)>& visit) const = 0;
   // Removes old events by age and size, never one after the oldest of the newest
   // snapshots (restart folds the events after each scope's newest snapshot), and
   // nothing at all while there is no snapshot. Superseded snapshots at or before the

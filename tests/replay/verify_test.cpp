@@ -2,6 +2,7 @@
 // for bit; one altered decision is found and named.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <map>
 
 #include "adapters/spawned_binary.hpp"
@@ -111,6 +112,35 @@ TEST_CASE("capstan replay verify exits 1 naming the altered decision with both v
   CHECK_THAT(run.stdout_text, Catch::Contains("  decision  sim/meta-llama/Llama-2-70b-hf/"));
   CHECK_THAT(run.stdout_text, Catch::Contains("recorded:   {"));
   CHECK_THAT(run.stdout_text, Catch::Contains("recomputed: {"));
+}
+
+TEST_CASE("verify finds a learned parameter recorded one bit off, compared as stored bytes on two threads") {
+  const std::string copy = test_dir("one_bit");
+  std::uint64_t altered = 0;
+  int n = 0;
+  copy_store(recorded_history(), copy, [&](storage::Event& e) {
+    auto* t = std::get_if<TickEvent>(&e.payload);
+    auto* p = t ? std::get_if<ParamsLearned>(t) : nullptr;
+    if (p == nullptr || ++n != 5) return;
+    p->covariance[4] = std::nextafter(p->covariance[4], HUGE_VAL);  // the last bit of one covariance entry
+    altered = e.seq;
+  });
+  REQUIRE(altered > 0);
+  auto store = storage::EventStore::open_read_only(copy);
+  REQUIRE(store.ok());
+  auto report = verify(*store.value(), {});
+  REQUIRE(report.ok());
+  const VerifyReport& r = report.value();
+  CHECK(r.ticks_folded == 30);
+  CHECK(r.divergences == 1);
+  CHECK(r.events_matched + 1 == r.events_compared);
+  CHECK(r.by_type.at("params_learned").matched + 1 == r.by_type.at("params_learned").compared);
+  REQUIRE(r.first.size() == 1);
+  CHECK(r.first[0].seq == altered);
+  CHECK(r.first[0].type == "params_learned");
+  CHECK(r.first[0].recorded != r.first[0].recomputed);
+  store.value().reset();
+  std::filesystem::remove_all(copy);
 }
 
 TEST_CASE("capstan replay verify names a bad flag with exit status 2") {

@@ -1,0 +1,133 @@
+// actors/resume.*: the fold of a recorded history gives the same ticks, events and state
+// when the store is read ahead on a thread of its own and each tick's models run in
+// another order, as `replay verify` folds; and it stops with the error, not a hang,
+// when a tick cannot be folded while the reader is ahead.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "actors/resume.hpp"
+#include "daemon_fixture.hpp"
+#include "domain/codec/state_codec.hpp"
+#include "storage/event_value_writer.hpp"
+
+namespace capstan {
+namespace {
+
+using testing::TempDir;
+
+constexpr int kTicks = 12;  // more than the fold reads ahead, so that the reader waits for room
+
+const std::string& recorded_history() {
+  static const TempDir dir("resume_history");
+  static const bool recorded = [] {
+    actors::DaemonOptions options;
+    options.max_ticks = kTicks;
+    options.fleet.snapshot_every_ticks = 0;
+    return testing::run_example_daemon("hybrid", dir.path.string(), options).status == 0;
+  }();
+  REQUIRE(recorded);
+  static const std::string path = dir.path.string();
+  return path;
+}
+
+// Every model of a tick, last first: an order other than the input's.
+void in_reverse(std::size_t count, const std::function<void(std::size_t)>& body) {
+  for (std::size_t i = count; i > 0; --i) body(i - 1);
+}
+
+struct Folded {
+  Result<std::uint64_t> ticks = std::uint64_t{0};
+  std::vector<std::uint64_t> tick_numbers;
+  std::vector<std::uint8_t> recomputed;  // every recomputed event's stored value, in order
+  std::vector<std::string> recorded;     // every recorded event's stored value, in order
+  std::string state;
+  std::map<VariantKey, int> awaiting;
+  std::string config_policy;
+};
+
+Folded fold(const std::string& dir, const actors::FoldRange& range) {
+  auto store = storage::EventStore::open_read_only(dir);
+  REQUIRE(store.ok());
+  auto policy = find_policy("hybrid").value();
+  Folded out;
+  actors::FoldStart start;
+  out.ticks = actors::fold_recorded(*store.value(), *policy, start, range,
+                                    [&](actors::RecordedTick& t, TickResult& r, const actors::ConfigUpdate&) {
+                                      out.tick_numbers.push_back(t.tick);
+                                      for (TickEvent& e : r.events)
+                                        storage::write_event_value({0, t.input.now_s, std::move(e)}, out.recomputed);
+                                      for (const actors::RecordedEvent& e : t.events) out.recorded.push_back(e.value);
+                                    });
+  out.state = encode_fleet_memory(policy->name(), start.memory).dump();
+  out.awaiting = start.awaiting;
+  out.config_policy = start.config ? start.config->policy : "";
+  return out;
+}
+
+void check_same(const Folded& ahead, const Folded& in_line) {
+  REQUIRE(ahead.ticks.ok());
+  REQUIRE(in_line.ticks.ok());
+  CHECK(ahead.ticks.value() == in_line.ticks.value());
+  CHECK(ahead.tick_numbers == in_line.tick_numbers);
+  CHECK(ahead.recomputed == in_line.recomputed);
+  CHECK(ahead.recorded == in_line.recorded);
+  CHECK(ahead.state == in_line.state);
+  CHECK(ahead.awaiting == in_line.awaiting);
+  CHECK(ahead.config_policy == in_line.config_policy);
+}
+
+actors::FoldRange read_ahead(actors::FoldRange range) {
+  range.read_ahead = true;
+  range.for_each_model = in_reverse;
+  return range;
+}
+
+TEST_CASE("a fold that reads the store ahead and runs the models in another order gives the fold in line") {
+  const Folded in_line = fold(recorded_history(), {});
+  REQUIRE(in_line.ticks.ok());
+  CHECK(in_line.ticks.value() == kTicks);
+  CHECK_FALSE(in_line.recorded.empty());
+  CHECK(in_line.config_policy == "hybrid");
+  check_same(fold(recorded_history(), read_ahead({})), in_line);
+}
+
+TEST_CASE("a fold that reads ahead stops after the tick that holds the end of the range, as the fold in line does") {
+  auto store = storage::EventStore::open_read_only(recorded_history());
+  REQUIRE(store.ok());
+  actors::FoldRange range;
+  range.to_seq = store.value()->last_sequence() / 2;
+  const Folded in_line = fold(recorded_history(), range);
+  REQUIRE(in_line.ticks.ok());
+  CHECK(in_line.ticks.value() > 0);
+  CHECK(in_line.ticks.value() < kTicks);
+  check_same(fold(recorded_history(), read_ahead(range)), in_line);
+}
+
+TEST_CASE("a fold that reads ahead returns the error of a tick with no configuration instead of waiting for room") {
+  // The history without its configuration: each config_applied is an incident instead.
+  TempDir copy("resume_no_config");
+  {
+    auto source = storage::EventStore::open_read_only(recorded_history());
+    REQUIRE(source.ok());
+    std::vector<storage::Event> events;
+    REQUIRE(source.value()->for_each({}, [&](const storage::Event& e) {
+      events.push_back(e);
+      if (std::holds_alternative<storage::ConfigApplied>(e.payload))
+        events.back().payload = storage::Incident{std::nullopt, "test", "the configuration left out"};
+      return true;
+    }).ok());
+    auto target = storage::EventStore::open(copy.path.string(), {});
+    REQUIRE(target.ok());
+    REQUIRE(target.value()->append(std::move(events)).ok());
+  }
+  for (const actors::FoldRange& range : {actors::FoldRange{}, read_ahead({})}) {
+    const Folded folded = fold(copy.path.string(), range);
+    REQUIRE_FALSE(folded.ticks.ok());
+    CHECK_THAT(folded.ticks.error().message, Catch::Contains("has no configuration recorded before it"));
+    CHECK(folded.tick_numbers.empty());
+  }
+}
+
+}  // namespace
+}  // namespace capstan
