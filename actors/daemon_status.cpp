@@ -230,4 +230,81 @@ Result<nlohmann::json> DaemonStatus::events(const admin::EventQuery& query) cons
   return nlohmann::json{{"events", std::move(page)}, {"next_from_seq", next}};
 }
 
+void DaemonStatus::attach_actuator(caf::actor_system& system, actuator_actor actuator, caf::duration timeout) {
+  std::lock_guard lock(actuator_mutex_);
+  system_ = &system;
+  actuator_ = std::move(actuator);
+  actuator_timeout_ = timeout;
+}
+
+void DaemonStatus::detach_actuator() {
+  std::lock_guard lock(actuator_mutex_);
+  system_ = nullptr;
+  actuator_ = nullptr;
+}
+
+template <class Reply, class... Ts>
+std::optional<Reply> DaemonStatus::ask_actuator(std::string& why, Ts&&... xs) const {
+  std::lock_guard lock(actuator_mutex_);
+  if (system_ == nullptr) {
+    why = "the daemon's actuator is not running";
+    return std::nullopt;
+  }
+  std::optional<Reply> out;
+  // Hidden: a helper of the admin thread, not one of the actors the system waits for.
+  caf::scoped_actor self{*system_, true};
+  self->request(actuator_, actuator_timeout_, std::forward<Ts>(xs)...)
+      .receive([&](Reply& reply) { out = std::move(reply); },
+               [&](caf::error& err) { why = "the actuator did not answer: " + system_->render(err); });
+  return out;
+}
+
+admin::Reply DaemonStatus::pending_decisions(const std::optional<ModelKey>& model) const {
+  std::string why;
+  const auto pending = ask_actuator<PendingDecisions>(why, pending_atom::value);
+  if (!pending) return {503, nullptr, why};
+  if (!pending->advisory) return {409, nullptr, "the daemon applies its decisions itself (run it with --connector advisory)"};
+  nlohmann::json list = nlohmann::json::array();
+  std::lock_guard lock(mutex_);
+  for (const PendingDecision& p : pending->decisions) {
+    const Decision& d = p.decision;
+    if (model && d.model != *model) continue;
+    nlohmann::json entry = {{"id", p.id},
+                            {"namespace", d.model.ns},
+                            {"model_id", d.model.model_id},
+                            {"variant", d.variant},
+                            {"current_replicas", d.current_replicas},
+                            {"target_replicas", d.target_replicas},
+                            {"reason", to_string(d.reason.code)},
+                            {"explanation", d.reason.text},
+                            {"decision", encode_decision(d)}};
+    // What the daemon has learned of the variant since: the figures behind the decision.
+    if (const auto m = models_.find(d.model); m != models_.end()) {
+      if (const auto v = m->second.variants.find(d.variant); v != m->second.variants.end()) {
+        entry["learned"] = v->second.params ? encode_event(TickEvent{*v->second.params}) : nlohmann::json();
+        entry["capacity"] = v->second.capacity ? encode_event(TickEvent{*v->second.capacity}) : nlohmann::json();
+      }
+      entry["forecast"] = m->second.forecast ? encode_event(TickEvent{*m->second.forecast}) : nlohmann::json();
+    }
+    list.push_back(std::move(entry));
+  }
+  return {200, nlohmann::json{{"decisions", std::move(list)}}, ""};
+}
+
+admin::Reply DaemonStatus::review_decision(std::uint64_t id, const admin::Verdict& verdict) const {
+  std::string why;
+  const auto reply =
+      ask_actuator<ReviewReply>(why, review_atom::value, ReviewRequest{id, verdict.approve, verdict.by, verdict.reason});
+  if (!reply) return {503, nullptr, why};
+  if (!reply->advisory) return {409, nullptr, "the daemon applies its decisions itself (run it with --connector advisory)"};
+  if (!reply->done) return {404, nullptr, reply->error};
+  return {202,
+          {{"id", id},
+           {"status", verdict.approve ? "approved" : "rejected"},
+           {"by", verdict.by},
+           {"reason", verdict.reason},
+           {"note", verdict.approve ? "recorded and applied at the next tick" : "recorded at the next tick"}},
+          ""};
+}
+
 }  // namespace capstan::actors

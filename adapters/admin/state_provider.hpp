@@ -32,6 +32,20 @@ struct EventQuery {
   std::optional<double> since_s;
 };
 
+// A person's word on a decision held in advisory mode.
+struct Verdict {
+  bool approve = false;
+  std::string by;
+  std::string reason;
+};
+
+// An answer that carries its status: 200 and a body, or an error status and why.
+struct Reply {
+  int status = 200;
+  nlohmann::json body;
+  std::string error;
+};
+
 class StateProvider {
  public:
   virtual ~StateProvider() = default;
@@ -47,6 +61,11 @@ class StateProvider {
   virtual Result<nlohmann::json> events(const EventQuery& query) const = 0;
   // The effective configuration with the layer of every value (config/ to_json).
   virtual nlohmann::json config() const = 0;
+  // Advisory mode: {"decisions": [{"id", "decision", ...}, ...]} awaiting approval, and a
+  // verdict on one of them (404 when it does not await approval). Asked of whoever owns
+  // the queue with a timeout (503 past it); 409 when the daemon is not advisory.
+  virtual Reply pending_decisions(const std::optional<ModelKey>& model) const = 0;
+  virtual Reply review_decision(std::uint64_t id, const Verdict& verdict) const = 0;
 };
 
 }  // namespace capstan::admin
