@@ -251,11 +251,16 @@ std::optional<Reply> DaemonStatus::ask_actuator(std::string& why, Ts&&... xs) co
     return std::nullopt;
   }
   std::optional<Reply> out;
-  // Hidden: a helper of the admin thread, not one of the actors the system waits for.
-  caf::scoped_actor self{*system_, true};
-  self->request(actuator_, actuator_timeout_, std::forward<Ts>(xs)...)
-      .receive([&](Reply& reply) { out = std::move(reply); },
-               [&](caf::error& err) { why = "the actuator did not answer: " + system_->render(err); });
+  {
+    // Hidden: a helper of the admin thread, not one of the actors the system waits for.
+    caf::scoped_actor self{*system_, true};
+    self->request(actuator_, actuator_timeout_, std::forward<Ts>(xs)...)
+        .receive([&](Reply& reply) { out = std::move(reply); },
+                 [&](caf::error& err) { why = "the actuator did not answer: " + system_->render(err); });
+  }
+  // A scoped actor leaves the system's logger in this thread's storage, and the system's
+  // destructor waits for that logger to go: the daemon would never exit.
+  caf::logger::set_current_actor_system(nullptr);
   return out;
 }
 
