@@ -29,7 +29,7 @@ void DaemonStatus::store_opened(std::uint64_t last_seq) {
 }
 
 void DaemonStatus::record_tick(const TickSummary& summary, const std::vector<storage::Event>& events) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   ++ticks_;
   last_tick_ = summary.tick;
   last_now_s_ = summary.now_s;
@@ -65,6 +65,20 @@ void DaemonStatus::record_tick(const TickSummary& summary, const std::vector<sto
         models_[f->model].forecast = *f;
     }
   }
+  lock.unlock();
+  // Made here, once per tick, and without the lock: only this function changes models_
+  // (called from the driver loop alone), so reading it meanwhile is safe, and a request
+  // never waits for the text nor makes it.
+  auto text = std::make_shared<ModelsText>();
+  for (const auto& [key, view] : models_) {
+    text->keys.push_back(key);
+    text->summaries.push_back(model_json(key, view, false).dump());
+  }
+  text->all = "{\"models\":[";
+  for (std::size_t i = 0; i < text->summaries.size(); ++i) text->all += (i ? "," : "") + text->summaries[i];
+  text->all += "]}\n";
+  lock.lock();
+  models_text_ = std::move(text);
 }
 
 admin::Readiness DaemonStatus::readiness() const {
@@ -178,13 +192,22 @@ nlohmann::json DaemonStatus::model_json(const ModelKey& key, const ModelView& vi
   return out;
 }
 
-std::string DaemonStatus::models() const {
-  std::lock_guard lock(mutex_);
-  if (models_tick_ == ticks_ && !models_text_.empty()) return models_text_;
-  models_tick_ = ticks_;
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& [key, view] : models_) list.push_back(model_json(key, view, false));
-  return models_text_ = nlohmann::json{{"models", std::move(list)}}.dump() + "\n";
+std::string DaemonStatus::models(const admin::ModelPage& page) const {
+  std::shared_ptr<const ModelsText> text;
+  {
+    std::lock_guard lock(mutex_);
+    text = models_text_;
+  }
+  if (!text) text = std::make_shared<const ModelsText>(ModelsText{{}, {}, "{\"models\":[]}\n"});
+  if (page.limit == 0 && !page.after) return text->all;
+  const auto& keys = text->keys;
+  std::size_t i = page.after ? static_cast<std::size_t>(std::upper_bound(keys.begin(), keys.end(), *page.after) - keys.begin()) : 0;
+  const std::size_t end = page.limit == 0 ? keys.size() : std::min(keys.size(), i + page.limit);
+  std::string out = "{\"models\":[";
+  for (std::size_t first = i; i < end; ++i) out += (i > first ? "," : "") + text->summaries[i];
+  out += "],\"next_after\":";
+  out += end < keys.size() ? nlohmann::json(keys[end - 1].ns + "/" + keys[end - 1].model_id).dump() : "null";
+  return out + "}\n";
 }
 
 std::optional<nlohmann::json> DaemonStatus::model(const ModelKey& key) const {

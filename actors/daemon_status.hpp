@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -37,7 +38,7 @@ class DaemonStatus final : public admin::StateProvider {
 
   admin::Readiness readiness() const override;
   std::string metrics() const override;
-  std::string models() const override;
+  std::string models(const admin::ModelPage& page) const override;
   std::optional<nlohmann::json> model(const ModelKey& key) const override;
   Result<nlohmann::json> events(const admin::EventQuery& query) const override;
   nlohmann::json config() const override;
@@ -89,9 +90,17 @@ class DaemonStatus final : public admin::StateProvider {
   TickSummary last_summary_;
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::uint64_t> decisions_total_;
   std::map<ModelKey, ModelView> models_;
-  // The /metrics and /api/v1/models texts of the last tick, made on the first request after it.
-  mutable std::uint64_t metrics_tick_ = 0, models_tick_ = 0;
-  mutable std::string metrics_text_, models_text_;
+  // /api/v1/models of the last tick, made once by record_tick and shared with every
+  // request: each model's summary, and the whole list.
+  struct ModelsText {
+    std::vector<ModelKey> keys;
+    std::vector<std::string> summaries;
+    std::string all;
+  };
+  std::shared_ptr<const ModelsText> models_text_;
+  // The /metrics text of the last tick, made on the first request after it.
+  mutable std::uint64_t metrics_tick_ = 0;
+  mutable std::string metrics_text_;
 };
 
 }  // namespace capstan::actors

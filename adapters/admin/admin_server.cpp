@@ -234,8 +234,11 @@ Result<std::string> read_token_file(const std::string& path) {
 http::HttpRouter api_router(std::shared_ptr<const StateProvider> state, bool has_token) {
   http::HttpRouter r = json_router();
   r.add("GET", "/api/v1/models", checked([state](const HttpRequest& req) {
-          parse_query(req.query, {});
-          return http::json_response(200, state->models());
+          const auto q = parse_query(req.query, {"limit", "after"});
+          ModelPage page;
+          if (auto it = q.find("limit"); it != q.end()) page.limit = parse_unsigned("limit", it->second, 1, kMaxPage);
+          if (auto it = q.find("after"); it != q.end()) page.after = parse_model(it->second);
+          return http::json_response(200, state->models(page));
         }));
   r.add("GET", "/api/v1/models/{namespace}/{model}", checked([state](const HttpRequest& req) {
           parse_query(req.query, {});

@@ -46,15 +46,23 @@ struct Reply {
   std::string error;
 };
 
+// A page of /api/v1/models in (namespace, model_id) order: at most `limit` models
+// (0: all) after `after`.
+struct ModelPage {
+  std::size_t limit = 0;
+  std::optional<ModelKey> after;
+};
+
 class StateProvider {
  public:
   virtual ~StateProvider() = default;
   virtual Readiness readiness() const = 0;
   // The Prometheus text exposition (prometheus_text.hpp) of the daemon's own metrics.
   virtual std::string metrics() const = 0;
-  // {"models": [summary, ...]} as JSON text: the hot path of a dashboard polling every
-  // model, which an implementation may serve from a copy kept per tick.
-  virtual std::string models() const = 0;
+  // {"models": [summary, ...]} as JSON text, with "next_after": "ns/id" | null when paged:
+  // the hot path of a dashboard polling every model, which an implementation serves
+  // from text made once per tick.
+  virtual std::string models(const ModelPage& page) const = 0;
   // One model's detail; nullopt when the daemon does not know it.
   virtual std::optional<nlohmann::json> model(const ModelKey& key) const = 0;
   // {"events": [export lines], "next_from_seq": n | null}; an error when the store cannot be read.

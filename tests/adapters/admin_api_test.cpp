@@ -335,4 +335,43 @@ TEST_CASE("admin API: /readyz says why not until the store is open and a tick is
   CHECK(api.dispatch(events).status == 503);
 }
 
+TEST_CASE("admin API: /api/v1/models is made once per tick and paged with limit and after") {
+  auto status = std::make_shared<actors::DaemonStatus>("/nonexistent/capstan-data", nlohmann::json{{"config", {}}});
+  const http::HttpRouter api = admin::api_router(status);
+  const auto get = [&](const std::string& query) {
+    http::HttpRequest req;
+    req.method = "GET";
+    req.path = "/api/v1/models";
+    req.query = query;
+    return api.dispatch(req);
+  };
+  CHECK(nlohmann::json::parse(get("").body)["models"].empty());
+  actors::TickSummary summary;
+  summary.tick = 1;
+  for (const char* id : {"c", "a", "b"}) summary.decisions.push_back({{"prod", id}, "h100", 1, 2, Reason(ReasonCode::kScaleUp, "up")});
+  status->record_tick(summary, {});
+  const auto all = nlohmann::json::parse(get("").body);
+  REQUIRE(all["models"].size() == 3);
+  CHECK(all["models"][0]["model_id"] == "a");
+  CHECK_FALSE(all.contains("next_after"));
+  // The whole list is the pages joined, byte for byte what the tree would write.
+  CHECK(get("").body == nlohmann::json{{"models", all["models"]}}.dump() + "\n");
+  const auto first = nlohmann::json::parse(get("limit=2").body);
+  CHECK(first["models"].size() == 2);
+  CHECK(first["next_after"] == "prod/b");
+  const auto rest = nlohmann::json::parse(get("limit=2&after=prod/b").body);
+  REQUIRE(rest["models"].size() == 1);
+  CHECK(rest["models"][0]["model_id"] == "c");
+  CHECK(rest["next_after"].is_null());
+  CHECK(get("limit=0").status == 400);
+  CHECK(get("after=nomodel").status == 400);
+  CHECK(get("page=2").status == 400);
+  // The next tick's text replaces the last.
+  summary.tick = 2;
+  summary.decisions.resize(1);
+  summary.decisions[0].target_replicas = 5;
+  status->record_tick(summary, {});
+  CHECK(nlohmann::json::parse(get("limit=1&after=prod/b").body)["models"][0]["variants"][0]["desired_replicas"] == 5);
+}
+
 }  // namespace capstan
