@@ -4,7 +4,7 @@
 // (or "", which the configuration's text rule refuses, but the API accepts):
 //   health   GET /healthz (alive), GET /readyz (200, or 503 with the reasons)
 //   metrics  GET /metrics (Prometheus text 0.0.4)
-//   api      GET /api/v1/models, /api/v1/models/{namespace}/{model},
+//   api      GET /api/v1/models?limit=&after=, /api/v1/models/{namespace}/{model},
 //            /api/v1/events?from_seq=&limit=&model=&type=, /api/v1/decisions?model=&since=&from_seq=&limit=,
 //            /api/v1/config, /api/v1/decisions?pending=true&model= (advisory mode)
 //   api, advisory: POST /api/v1/decisions/{id}/approve and /reject, body
