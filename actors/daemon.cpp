@@ -76,13 +76,27 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
                      " recorded ticks decided differently when folded (see `capstan replay verify`)");
   }
 
+  // Advisory: the decisions that awaited approval when the daemon stopped await it again.
+  ApprovalQueue approvals;
+  if (o.actuator.advisory) {
+    auto restored = ApprovalQueue::restore(*store);
+    if (!restored.ok()) {
+      say(setup, "cannot restore the decisions awaiting approval: " + restored.error().message);
+      return 1;
+    }
+    approvals = std::move(restored).value();
+    if (!approvals.pending().empty())
+      say(setup, std::to_string(approvals.pending().size()) + " decisions await approval (advisory mode)");
+  }
+
   caf::actor_system_config cfg;
   if (o.scheduler_threads > 0) cfg.set("scheduler.max-threads", o.scheduler_threads);
   cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system system{cfg};
   auto collector = system.spawn<caf::detached>(collector_behavior, setup.source);
   auto journal = system.spawn<caf::detached>(journal_behavior, store);
-  auto actuator = system.spawn<caf::detached>(actuator_behavior, setup.connector, o.actuator);
+  auto actuator = system.spawn<caf::detached>(actuator_behavior, setup.connector, o.actuator, journal, std::move(approvals));
+  if (setup.status) setup.status->attach_actuator(system, actuator);
   auto fleet = system.spawn(fleet_behavior, setup.policy, setup.config, r.start, o.fleet, collector, journal, actuator);
   config_watcher_actor watcher;
   if (setup.reload)
@@ -118,6 +132,7 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
             });
     if (!more) break;
   }
+  if (setup.status) setup.status->detach_actuator();
   self->send_exit(fleet, caf::exit_reason::user_shutdown);
   self->send_exit(collector, caf::exit_reason::user_shutdown);
   self->send_exit(journal, caf::exit_reason::user_shutdown);

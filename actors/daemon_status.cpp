@@ -29,7 +29,7 @@ void DaemonStatus::store_opened(std::uint64_t last_seq) {
 }
 
 void DaemonStatus::record_tick(const TickSummary& summary, const std::vector<storage::Event>& events) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   ++ticks_;
   last_tick_ = summary.tick;
   last_now_s_ = summary.now_s;
@@ -65,6 +65,20 @@ void DaemonStatus::record_tick(const TickSummary& summary, const std::vector<sto
         models_[f->model].forecast = *f;
     }
   }
+  lock.unlock();
+  // Made here, once per tick, and without the lock: only this function changes models_
+  // (called from the driver loop alone), so reading it meanwhile is safe, and a request
+  // never waits for the text nor makes it.
+  auto text = std::make_shared<ModelsText>();
+  for (const auto& [key, view] : models_) {
+    text->keys.push_back(key);
+    text->summaries.push_back(model_json(key, view, false).dump());
+  }
+  text->all = "{\"models\":[";
+  for (std::size_t i = 0; i < text->summaries.size(); ++i) text->all += (i ? "," : "") + text->summaries[i];
+  text->all += "]}\n";
+  lock.lock();
+  models_text_ = std::move(text);
 }
 
 admin::Readiness DaemonStatus::readiness() const {
@@ -178,13 +192,22 @@ nlohmann::json DaemonStatus::model_json(const ModelKey& key, const ModelView& vi
   return out;
 }
 
-std::string DaemonStatus::models() const {
-  std::lock_guard lock(mutex_);
-  if (models_tick_ == ticks_ && !models_text_.empty()) return models_text_;
-  models_tick_ = ticks_;
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& [key, view] : models_) list.push_back(model_json(key, view, false));
-  return models_text_ = nlohmann::json{{"models", std::move(list)}}.dump() + "\n";
+std::string DaemonStatus::models(const admin::ModelPage& page) const {
+  std::shared_ptr<const ModelsText> text;
+  {
+    std::lock_guard lock(mutex_);
+    text = models_text_;
+  }
+  if (!text) text = std::make_shared<const ModelsText>(ModelsText{{}, {}, "{\"models\":[]}\n"});
+  if (page.limit == 0 && !page.after) return text->all;
+  const auto& keys = text->keys;
+  std::size_t i = page.after ? static_cast<std::size_t>(std::upper_bound(keys.begin(), keys.end(), *page.after) - keys.begin()) : 0;
+  const std::size_t end = page.limit == 0 ? keys.size() : std::min(keys.size(), i + page.limit);
+  std::string out = "{\"models\":[";
+  for (std::size_t first = i; i < end; ++i) out += (i > first ? "," : "") + text->summaries[i];
+  out += "],\"next_after\":";
+  out += end < keys.size() ? nlohmann::json(keys[end - 1].ns + "/" + keys[end - 1].model_id).dump() : "null";
+  return out + "}\n";
 }
 
 std::optional<nlohmann::json> DaemonStatus::model(const ModelKey& key) const {
@@ -228,6 +251,88 @@ Result<nlohmann::json> DaemonStatus::events(const admin::EventQuery& query) cons
   });
   if (!ran) return ran.error();
   return nlohmann::json{{"events", std::move(page)}, {"next_from_seq", next}};
+}
+
+void DaemonStatus::attach_actuator(caf::actor_system& system, actuator_actor actuator, caf::duration timeout) {
+  std::lock_guard lock(actuator_mutex_);
+  system_ = &system;
+  actuator_ = std::move(actuator);
+  actuator_timeout_ = timeout;
+}
+
+void DaemonStatus::detach_actuator() {
+  std::lock_guard lock(actuator_mutex_);
+  system_ = nullptr;
+  actuator_ = nullptr;
+}
+
+template <class Reply, class... Ts>
+std::optional<Reply> DaemonStatus::ask_actuator(std::string& why, Ts&&... xs) const {
+  std::lock_guard lock(actuator_mutex_);
+  if (system_ == nullptr) {
+    why = "the daemon's actuator is not running";
+    return std::nullopt;
+  }
+  std::optional<Reply> out;
+  {
+    // Hidden: a helper of the admin thread, not one of the actors the system waits for.
+    caf::scoped_actor self{*system_, true};
+    self->request(actuator_, actuator_timeout_, std::forward<Ts>(xs)...)
+        .receive([&](Reply& reply) { out = std::move(reply); },
+                 [&](caf::error& err) { why = "the actuator did not answer: " + system_->render(err); });
+  }
+  // A scoped actor leaves the system's logger in this thread's storage, and the system's
+  // destructor waits for that logger to go: the daemon would never exit.
+  caf::logger::set_current_actor_system(nullptr);
+  return out;
+}
+
+admin::Reply DaemonStatus::pending_decisions(const std::optional<ModelKey>& model) const {
+  std::string why;
+  const auto pending = ask_actuator<PendingDecisions>(why, pending_atom::value);
+  if (!pending) return {503, nullptr, why};
+  if (!pending->advisory) return {409, nullptr, "the daemon applies its decisions itself (run it with --connector advisory)"};
+  nlohmann::json list = nlohmann::json::array();
+  std::lock_guard lock(mutex_);
+  for (const PendingDecision& p : pending->decisions) {
+    const Decision& d = p.decision;
+    if (model && d.model != *model) continue;
+    nlohmann::json entry = {{"id", p.id},
+                            {"namespace", d.model.ns},
+                            {"model_id", d.model.model_id},
+                            {"variant", d.variant},
+                            {"current_replicas", d.current_replicas},
+                            {"target_replicas", d.target_replicas},
+                            {"reason", to_string(d.reason.code)},
+                            {"explanation", d.reason.text},
+                            {"decision", encode_decision(d)}};
+    // What the daemon has learned of the variant since: the figures behind the decision.
+    if (const auto m = models_.find(d.model); m != models_.end()) {
+      if (const auto v = m->second.variants.find(d.variant); v != m->second.variants.end()) {
+        entry["learned"] = v->second.params ? encode_event(TickEvent{*v->second.params}) : nlohmann::json();
+        entry["capacity"] = v->second.capacity ? encode_event(TickEvent{*v->second.capacity}) : nlohmann::json();
+      }
+      entry["forecast"] = m->second.forecast ? encode_event(TickEvent{*m->second.forecast}) : nlohmann::json();
+    }
+    list.push_back(std::move(entry));
+  }
+  return {200, nlohmann::json{{"decisions", std::move(list)}}, ""};
+}
+
+admin::Reply DaemonStatus::review_decision(std::uint64_t id, const admin::Verdict& verdict) const {
+  std::string why;
+  const auto reply =
+      ask_actuator<ReviewReply>(why, review_atom::value, ReviewRequest{id, verdict.approve, verdict.by, verdict.reason});
+  if (!reply) return {503, nullptr, why};
+  if (!reply->advisory) return {409, nullptr, "the daemon applies its decisions itself (run it with --connector advisory)"};
+  if (!reply->done) return {404, nullptr, reply->error};
+  return {202,
+          {{"id", id},
+           {"status", verdict.approve ? "approved" : "rejected"},
+           {"by", verdict.by},
+           {"reason", verdict.reason},
+           {"note", verdict.approve ? "recorded and applied at the next tick" : "recorded at the next tick"}},
+          ""};
 }
 
 }  // namespace capstan::actors

@@ -4,10 +4,14 @@
 // the admin server's thread reads under a mutex, so the server never asks an actor and
 // a request never waits for a tick. Stored events are read through a read-only
 // (secondary) opener of the store per request, never through the writer's handle.
+// The advisory approval queue is the actuator's state (actuator_approvals.hpp): its list
+// and its reviews are CAF requests from the server's thread with a timeout, the one
+// place the admin API asks an actor; the actuator answers between two connector calls.
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -34,10 +38,18 @@ class DaemonStatus final : public admin::StateProvider {
 
   admin::Readiness readiness() const override;
   std::string metrics() const override;
-  std::string models() const override;
+  std::string models(const admin::ModelPage& page) const override;
   std::optional<nlohmann::json> model(const ModelKey& key) const override;
   Result<nlohmann::json> events(const admin::EventQuery& query) const override;
   nlohmann::json config() const override;
+  admin::Reply pending_decisions(const std::optional<ModelKey>& model) const override;
+  admin::Reply review_decision(std::uint64_t id, const admin::Verdict& verdict) const override;
+
+  // The actuator that owns the approval queue, asked with `timeout` from the admin
+  // server's thread; until attached, and once detached, those two answer 503.
+  void attach_actuator(caf::actor_system& system, actuator_actor actuator,
+                       caf::duration timeout = caf::duration{std::chrono::seconds(5)});
+  void detach_actuator();
 
   // The tick duration histogram's upper bounds, seconds.
   static const std::vector<double>& tick_buckets_s();
@@ -58,7 +70,15 @@ class DaemonStatus final : public admin::StateProvider {
 
   nlohmann::json model_json(const ModelKey& key, const ModelView& view, bool detail) const;
 
+  // The attached actuator's reply, or nullopt with why not in `why` (none attached, timeout).
+  template <class Reply, class... Ts>
+  std::optional<Reply> ask_actuator(std::string& why, Ts&&... xs) const;
+
   const std::string data_dir_;
+  mutable std::mutex actuator_mutex_;  // held across a request, so detach waits for it
+  caf::actor_system* system_ = nullptr;
+  actuator_actor actuator_;
+  caf::duration actuator_timeout_;
   mutable std::mutex mutex_;
   nlohmann::json config_;
   bool store_open_ = false;
@@ -70,9 +90,17 @@ class DaemonStatus final : public admin::StateProvider {
   TickSummary last_summary_;
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::uint64_t> decisions_total_;
   std::map<ModelKey, ModelView> models_;
-  // The /metrics and /api/v1/models texts of the last tick, made on the first request after it.
-  mutable std::uint64_t metrics_tick_ = 0, models_tick_ = 0;
-  mutable std::string metrics_text_, models_text_;
+  // /api/v1/models of the last tick, made once by record_tick and shared with every
+  // request: each model's summary, and the whole list.
+  struct ModelsText {
+    std::vector<ModelKey> keys;
+    std::vector<std::string> summaries;
+    std::string all;
+  };
+  std::shared_ptr<const ModelsText> models_text_;
+  // The /metrics text of the last tick, made on the first request after it.
+  mutable std::uint64_t metrics_tick_ = 0;
+  mutable std::string metrics_text_;
 };
 
 }  // namespace capstan::actors

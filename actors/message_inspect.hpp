@@ -64,3 +64,8 @@ typename Inspector::result_type inspect(Inspector& f, ConfigRejection& x) {
   return f(caf::meta::type_name("capstan.config_rejection"), x.source, x.error);
 }
 }  // namespace capstan::actors
+
+// The advisory queue's messages stay inside the daemon (admin thread <-> actuator).
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(capstan::actors::PendingDecisions)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(capstan::actors::ReviewRequest)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(capstan::actors::ReviewReply)

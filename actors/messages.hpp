@@ -44,6 +44,8 @@ using snapshot_atom = caf::atom_constant<caf::atom("snapshot")>;
 using append_atom = caf::atom_constant<caf::atom("append")>;
 using actuate_atom = caf::atom_constant<caf::atom("actuate")>;
 using config_atom = caf::atom_constant<caf::atom("config")>;
+using pending_atom = caf::atom_constant<caf::atom("pending")>;
+using review_atom = caf::atom_constant<caf::atom("review")>;
 
 // A model's observation and configuration are shared, read-only, by the fleet's tick,
 // the model's plan and its variants' learn: one copy per tick rather than one per
@@ -111,6 +113,28 @@ struct ActuationReport {
   std::vector<storage::ActuationRecorded> results;
 };
 
+// admin API -> actuator, in advisory mode (actuator_approvals.hpp): what awaits approval,
+// and a person's word on one decision. They never leave the process.
+struct PendingDecision {
+  std::uint64_t id = 0;  // the decision event's seq
+  Decision decision;
+};
+struct PendingDecisions {
+  bool advisory = false;  // false: the actuator applies every decision itself
+  std::vector<PendingDecision> decisions;
+};
+struct ReviewRequest {
+  std::uint64_t id = 0;
+  bool approve = false;
+  std::string by;
+  std::string reason;
+};
+struct ReviewReply {
+  bool advisory = true;  // false: the daemon applies its decisions itself
+  bool done = false;     // taken: recorded, and applied if approved, at the next tick
+  std::string error;     // why not
+};
+
 // fleet <- config watcher: a validated configuration to apply from the next tick.
 struct ConfigUpdate {
   std::string policy;
@@ -155,7 +179,9 @@ using collector_actor = caf::typed_actor<caf::replies_to<observe_atom, TickTime>
 
 using journal_actor = caf::typed_actor<caf::replies_to<append_atom, JournalBatch>::with<JournalAck>>;
 
-using actuator_actor = caf::typed_actor<caf::replies_to<actuate_atom, ActuationRequest>::with<ActuationReport>>;
+using actuator_actor = caf::typed_actor<caf::replies_to<actuate_atom, ActuationRequest>::with<ActuationReport>,
+                                        caf::replies_to<pending_atom>::with<PendingDecisions>,
+                                        caf::replies_to<review_atom, ReviewRequest>::with<ReviewReply>>;
 
 using fleet_actor = caf::typed_actor<caf::replies_to<tick_atom, TickTime>::with<TickSummary>,
                                      caf::reacts_to<config_atom, ConfigUpdate>,

@@ -5,7 +5,8 @@
 // the ticks' median wall time with the admin API and without it (the status the driver
 // loop keeps costs a read of the tick's events), and how many requests fell behind the
 // pace.
-// Run: build/bench/admin_bench [SECONDS] [REQUESTS_PER_SECOND]   (default 10 s, 1000/s)
+// Run: build/bench/admin_bench [SECONDS] [REQUESTS_PER_SECOND] [TARGET]
+//      (default 10 s, 1000/s, /api/v1/models; e.g. "/api/v1/models?limit=100" for a page)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -65,6 +66,7 @@ double percentile(const std::vector<double>& sorted, double p) {
 int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::stod(argv[1]) : 10;
   const double rate = argc > 2 ? std::stod(argv[2]) : 1000;
+  const std::string target = argc > 3 ? argv[3] : "/api/v1/models";
   const std::vector<TickInput> recorded = bench::simulated_ticks();
   if (recorded.empty()) return 1;
   const auto dir = std::filesystem::temp_directory_path() / ("capstan_admin_bench_" + std::to_string(::getpid()));
@@ -100,7 +102,7 @@ int main(int argc, char** argv) {
   boost::asio::ip::tcp::resolver resolver(io);
   boost::beast::tcp_stream stream(io);
   stream.connect(resolver.resolve("127.0.0.1", std::to_string(*server.api_port())));
-  bhttp::request<bhttp::empty_body> req{bhttp::verb::get, "/api/v1/models", 11};
+  bhttp::request<bhttp::empty_body> req{bhttp::verb::get, target, 11};
   req.set(bhttp::field::host, "127.0.0.1");
   boost::beast::flat_buffer buffer;
   std::vector<double> latency_ms;
@@ -133,8 +135,8 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
 
   std::sort(latency_ms.begin(), latency_ms.end());
-  std::printf("GET /api/v1/models (%d models, %zu bytes) at %.0f req/s for %.1f s while the daemon ticks %d models x 1 variant\n",
-              kModels, bytes, static_cast<double>(latency_ms.size()) / elapsed, elapsed, kModels);
+  std::printf("GET %s (%d models, %zu bytes) at %.0f req/s for %.1f s while the daemon ticks %d models x 1 variant\n",
+              target.c_str(), kModels, bytes, static_cast<double>(latency_ms.size()) / elapsed, elapsed, kModels);
   std::printf("  latency p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms  (%zu requests, %zu started late)\n",
               percentile(latency_ms, 0.5), percentile(latency_ms, 0.9), percentile(latency_ms, 0.99),
               latency_ms.empty() ? 0 : latency_ms.back(), latency_ms.size(), late);

@@ -38,7 +38,7 @@ std::vector<ConfigKey> make_keys() {
       {"tick_s", "CAPSTAN_TICK", "--tick", duration(0, true, kDay), CAPSTAN_FIELD(tick_s)},
       {"data_dir", "CAPSTAN_DATA_DIR", "--data-dir", kind_rule(ValueKind::kText), CAPSTAN_FIELD(data_dir)},
       {"metrics_source", "CAPSTAN_METRICS_SOURCE", "--metrics-source", choice_rule({"sim"}), CAPSTAN_FIELD(metrics_source)},
-      {"connector", "CAPSTAN_CONNECTOR", "--connector", choice_rule({"sim", "dry-run"}), CAPSTAN_FIELD(connector)},
+      {"connector", "CAPSTAN_CONNECTOR", "--connector", choice_rule({"sim", "dry-run", "advisory"}), CAPSTAN_FIELD(connector)},
       {"log_format", "CAPSTAN_LOG_FORMAT", "--log-format", choice_rule({"text", "json"}), CAPSTAN_FIELD(log_format)},
       {"clock", "CAPSTAN_CLOCK", "--clock", choice_rule({"wall", "virtual"}), CAPSTAN_FIELD(clock)},
       {"speedup", "CAPSTAN_SPEEDUP", "--speedup", number(0, 1e6, true), CAPSTAN_FIELD(speedup)},

@@ -68,7 +68,7 @@ struct DaemonConfig : PolicySettings {
   double tick_s = 30;
   std::string data_dir = "./capstan-data";
   std::string metrics_source = "sim";  // only "sim" exists now; Prometheus etc. follow in their own issue
-  std::string connector = "sim";       // "sim" | "dry-run"
+  std::string connector = "sim";       // "sim" | "dry-run" | "advisory"
   std::string log_format = "text";     // "text" | "json"
   std::string clock = "wall";          // "wall" | "virtual"
   double speedup = 1;                  // virtual seconds per wall second with clock wall on the sim source

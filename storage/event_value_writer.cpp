@@ -290,6 +290,9 @@ void payload(MsgpackWriter& w, const Incident& p) {
   optional_model_key(w, p.model ? &*p.model : nullptr);
 }
 
+// Rare (a person's review): through the tree, which is the reference layout anyway.
+void payload(MsgpackWriter& w, const DecisionReviewed& p) { through_json(w, encode_decision_review(p)); }
+
 }  // namespace
 
 void write_event_value(const Event& event, std::vector<std::uint8_t>& out) {

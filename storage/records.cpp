@@ -61,6 +61,7 @@ json encode_payload(const Incident& p) {
   return {{"model", encode_optional_model(p.model)}, {"kind", p.kind}, {"detail", p.detail}};
 }
 json encode_payload(const TickEvent& p) { return encode_event(p); }
+json encode_payload(const DecisionReviewed& p) { return encode_decision_review(p); }
 
 json encode_payload(const Payload& payload) {
   return std::visit([](const auto& p) { return encode_payload(p); }, payload);
@@ -101,6 +102,7 @@ Payload read_payload(const FieldReader& type, const FieldReader& r) {
     a.attempt = r.at("attempt").int32();
     return a;
   }
+  if (name == "decision_review") return read_decision_review(r);
   if (name == "incident") return Incident{read_optional_model(r.at("model")), r.at("kind").string(), r.at("detail").string()};
   for (const char* tick_type : {"params_learned", "cold_start_learned", "forecast", "capacity", "stage", "decision"}) {
     if (name != tick_type) continue;
@@ -128,6 +130,7 @@ const char* event_type_name(const Payload& payload) {
     const char* operator()(const ActuationRecorded&) const { return "actuation"; }
     const char* operator()(const Incident&) const { return "incident"; }
     const char* operator()(const TickEvent& e) const { return capstan::event_type(e); }
+    const char* operator()(const DecisionReviewed&) const { return "decision_review"; }
   };
   return std::visit(Name{}, payload);
 }
@@ -138,7 +141,8 @@ const std::vector<std::string>& known_event_types() {
   static const std::vector<std::string> kTypes = {"tick",           "observation",        "config_applied",
                                                   "config_rejected", "actuation",          "incident",
                                                   "params_learned",  "cold_start_learned", "forecast",
-                                                  "capacity",        "stage",              "decision"};
+                                                  "capacity",        "stage",              "decision",
+                                                  "decision_review"};
   return kTypes;
 }
 
@@ -151,6 +155,7 @@ const ModelKey* event_model_of(const Payload& payload) {
     const ModelKey* operator()(const ActuationRecorded& p) const { return &p.variant.model; }
     const ModelKey* operator()(const Incident& p) const { return p.model ? &*p.model : nullptr; }
     const ModelKey* operator()(const TickEvent& e) const { return tick_event_model(e); }
+    const ModelKey* operator()(const DecisionReviewed& p) const { return &p.variant.model; }
   };
   return std::visit(Model{}, payload);
 }

@@ -28,6 +28,7 @@
 #include "domain/core/types.hpp"
 #include "domain/tick/tick_events.hpp"
 #include "domain/tick/tick_input.hpp"
+#include "storage/decision_review.hpp"
 
 namespace capstan::storage {
 
@@ -83,7 +84,8 @@ struct Incident {
 };
 
 using Payload =
-    std::variant<TickStarted, ObservationRecorded, ConfigApplied, ConfigRejected, ActuationRecorded, Incident, TickEvent>;
+    std::variant<TickStarted, ObservationRecorded, ConfigApplied, ConfigRejected, ActuationRecorded, Incident, TickEvent,
+                 DecisionReviewed>;
 
 struct Event {
   std::uint64_t seq = 0;  // set by the store on append
@@ -92,7 +94,7 @@ struct Event {
 };
 
 // "tick", "observation", "config_applied", "config_rejected", "actuation", "incident",
-// or the TickEvent's own name ("params_learned", ..., "decision").
+// the TickEvent's own name ("params_learned", ..., "decision"), or "decision_review".
 std::string event_type(const Payload& payload);
 // Every type name a stored value may carry, in the order above.
 const std::vector<std::string>& known_event_types();

@@ -94,7 +94,7 @@ ModelKey parse_model(const std::string& text) {
 }
 
 EventQuery event_query(const HttpRequest& req, bool decisions) {
-  const auto q = decisions ? parse_query(req.query, {"from_seq", "limit", "model", "since"})
+  const auto q = decisions ? parse_query(req.query, {"from_seq", "limit", "model", "since", "pending"})
                            : parse_query(req.query, {"from_seq", "limit", "model", "type", "since"});
   EventQuery out;
   if (auto it = q.find("from_seq"); it != q.end())
@@ -134,6 +134,47 @@ HttpResponse events_response(const StateProvider& state, const EventQuery& query
   auto page = state.events(query);
   if (!page) return json_error(page.error().code == ErrorCode::kInvalidArgument ? 400 : 503, page.error().message);
   return json_ok(page.value());
+}
+
+// ?pending=true: the advisory queue, for one model if ?model= says so; nullopt for the
+// recorded decisions (no pending, or pending=false).
+std::optional<std::optional<ModelKey>> pending_query(const HttpRequest& req) {
+  const auto q = parse_query(req.query, {"from_seq", "limit", "model", "since", "pending"});
+  const auto it = q.find("pending");
+  if (it == q.end() || it->second == "false") return std::nullopt;
+  if (it->second != "true") throw BadQuery{"pending must be true or false, got '" + it->second + "'"};
+  for (const char* other : {"from_seq", "limit", "since"})
+    if (q.count(other)) throw BadQuery{std::string(other) + " does not apply with pending=true"};
+  const auto model = q.find("model");
+  return std::optional<ModelKey>(model == q.end() ? std::nullopt : std::optional<ModelKey>(parse_model(model->second)));
+}
+
+// The body of an approval or rejection: {"reason": "...", "by": "..."}; reason is
+// required and not blank, by optional. A BadQuery names the field at fault.
+Verdict verdict(const HttpRequest& req, bool approve) {
+  const nlohmann::json body = nlohmann::json::parse(req.body, nullptr, false);
+  if (body.is_discarded() || !body.is_object())
+    throw BadQuery{"body must be a JSON object {\"reason\": \"...\", \"by\": \"...\"}"};
+  for (const auto& [key, value] : body.items())
+    if (key != "reason" && key != "by") throw BadQuery{"body: unknown field '" + key + "' (reason, by)"};
+  const auto text = [&](const char* field) -> std::string {
+    const auto it = body.find(field);
+    if (it == body.end()) return "";
+    if (!it->is_string()) throw BadQuery{std::string(field) + " must be a string"};
+    return it->get<std::string>();
+  };
+  Verdict v{approve, text("by"), text("reason")};
+  if (v.reason.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw BadQuery{"reason is required: say why the decision is " + std::string(approve ? "approved" : "rejected")};
+  if (body.contains("by") && v.by.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw BadQuery{"by must name who decides, or be left out"};
+  if (v.by.empty()) v.by = "admin token holder";
+  return v;
+}
+
+HttpResponse reply_response(const Reply& reply) {
+  if (reply.status >= 400) return json_error(reply.status, reply.error);
+  return http::json_response(reply.status, reply.body.dump() + "\n");
 }
 
 // Compares every byte rather than stopping at the first difference, so the time taken
@@ -190,11 +231,14 @@ Result<std::string> read_token_file(const std::string& path) {
   return token;
 }
 
-http::HttpRouter api_router(std::shared_ptr<const StateProvider> state) {
+http::HttpRouter api_router(std::shared_ptr<const StateProvider> state, bool has_token) {
   http::HttpRouter r = json_router();
   r.add("GET", "/api/v1/models", checked([state](const HttpRequest& req) {
-          parse_query(req.query, {});
-          return http::json_response(200, state->models());
+          const auto q = parse_query(req.query, {"limit", "after"});
+          ModelPage page;
+          if (auto it = q.find("limit"); it != q.end()) page.limit = parse_unsigned("limit", it->second, 1, kMaxPage);
+          if (auto it = q.find("after"); it != q.end()) page.after = parse_model(it->second);
+          return http::json_response(200, state->models(page));
         }));
   r.add("GET", "/api/v1/models/{namespace}/{model}", checked([state](const HttpRequest& req) {
           parse_query(req.query, {});
@@ -207,8 +251,26 @@ http::HttpRouter api_router(std::shared_ptr<const StateProvider> state) {
         }));
   r.add("GET", "/api/v1/events",
         checked([state](const HttpRequest& req) { return events_response(*state, event_query(req, false)); }));
-  r.add("GET", "/api/v1/decisions",
-        checked([state](const HttpRequest& req) { return events_response(*state, event_query(req, true)); }));
+  r.add("GET", "/api/v1/decisions", checked([state](const HttpRequest& req) {
+          const auto pending = pending_query(req);
+          if (!pending) return events_response(*state, event_query(req, true));
+          return reply_response(state->pending_decisions(*pending));
+        }));
+  for (const bool approve : {true, false}) {
+    r.add("POST", approve ? "/api/v1/decisions/{id}/approve" : "/api/v1/decisions/{id}/reject",
+          checked([state, has_token, approve](const HttpRequest& req) {
+            if (!has_token)
+              return json_error(403, "approving or rejecting a decision changes the fleet: it needs the API's bearer "
+                                     "token (start the daemon with --admin-token-file)");
+            parse_query(req.query, {});
+            const std::string& id_text = req.params.at("id");
+            std::uint64_t id = 0;
+            const auto [end, ec] = std::from_chars(id_text.data(), id_text.data() + id_text.size(), id);
+            if (ec != std::errc() || end != id_text.data() + id_text.size() || id == 0)
+              return json_error(404, "no decision '" + id_text + "': an id is a decision event's seq, as ?pending=true lists");
+            return reply_response(state->review_decision(id, verdict(req, approve)));
+          }));
+  }
   r.add("GET", "/api/v1/config", checked([state](const HttpRequest& req) {
           parse_query(req.query, {});
           return json_ok(state->config());
@@ -254,7 +316,7 @@ Result<std::vector<std::string>> AdminServer::start() {
     std::string bind;
     http::HttpRouter router;
   };
-  Role roles[] = {{"admin api", "admin_bind", options_.api_bind, api_router(state_)},
+  Role roles[] = {{"admin api", "admin_bind", options_.api_bind, api_router(state_, !options_.token.empty())},
                   {"metrics", "metrics_bind_address", options_.metrics_bind, metrics_router(state_)},
                   {"health probes", "health_probe_bind_address", options_.health_bind, health_router(state_)}};
   std::vector<std::optional<BindAddress>> addresses;

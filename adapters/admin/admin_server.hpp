@@ -4,9 +4,13 @@
 // (or "", which the configuration's text rule refuses, but the API accepts):
 //   health   GET /healthz (alive), GET /readyz (200, or 503 with the reasons)
 //   metrics  GET /metrics (Prometheus text 0.0.4)
-//   api      GET /api/v1/models, /api/v1/models/{namespace}/{model},
+//   api      GET /api/v1/models?limit=&after=, /api/v1/models/{namespace}/{model},
 //            /api/v1/events?from_seq=&limit=&model=&type=, /api/v1/decisions?model=&since=&from_seq=&limit=,
-//            /api/v1/config
+//            /api/v1/config, /api/v1/decisions?pending=true&model= (advisory mode)
+//   api, advisory: POST /api/v1/decisions/{id}/approve and /reject, body
+//            {"reason": "...", "by": "..."}: the only requests that change anything,
+//            refused (403) unless the API has a bearer token; 202 when taken, 404 when
+//            decision {id} does not await approval, 409 when the daemon is not advisory
 // With a token, every path but /healthz and /readyz needs `Authorization: Bearer <token>`
 // (401 otherwise). Errors are JSON {"error": {"code": 404, "message": "..."}}: 404
 // unknown path, 405 wrong method, 400 a malformed request or query, 401, 413/431 over the
@@ -46,8 +50,9 @@ Result<std::optional<BindAddress>> parse_bind(const std::string& field, const st
 // The token in a file, trailing whitespace dropped; an empty or unreadable file is an error.
 Result<std::string> read_token_file(const std::string& path);
 
-// The routing tables, testable without a socket.
-http::HttpRouter api_router(std::shared_ptr<const StateProvider> state);
+// The routing tables, testable without a socket. `has_token`: the API requires a bearer
+// token (the guard checks it before routing), which the approvals need.
+http::HttpRouter api_router(std::shared_ptr<const StateProvider> state, bool has_token = false);
 http::HttpRouter metrics_router(std::shared_ptr<const StateProvider> state);
 http::HttpRouter health_router(std::shared_ptr<const StateProvider> state);
 

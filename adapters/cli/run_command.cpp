@@ -156,8 +156,10 @@ void run(const RunFlags& f, int& status) {
   };
   setup.config_source = sources.file ? *sources.file : sources.configmap_dir ? *sources.configmap_dir : "flags";
   setup.source = sim_fleet;
-  if (c.connector == "sim") {
+  if (c.connector == "sim" || c.connector == "advisory") {
+    // Advisory: the same connector, used only for what a person approves (actors/actuator.hpp).
     setup.connector = sim_fleet;
+    setup.options.actuator.advisory = c.connector == "advisory";
   } else if (c.connector == "dry-run") {
     setup.connector = std::make_shared<fleet::DryRunConnector>([](const VariantKey& v, int replicas) {
       std::printf("dry-run: scale %s/%s/%s to %d\n", v.model.ns.c_str(), v.model.model_id.c_str(), v.variant.c_str(),
@@ -165,7 +167,7 @@ void run(const RunFlags& f, int& status) {
       std::fflush(stdout);
     });
   } else {
-    throw UsageError("connector: must be 'sim' or 'dry-run', got '" + c.connector + "'");
+    throw UsageError("connector: must be 'sim', 'dry-run' or 'advisory', got '" + c.connector + "'");
   }
   actors::DaemonOptions& o = setup.options;
   o.data_dir = c.data_dir;

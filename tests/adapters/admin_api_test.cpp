@@ -16,121 +16,22 @@
 #include "actors/daemon_status.hpp"
 #include "adapters/admin/admin_server.hpp"
 #include "adapters/admin/prometheus_text.hpp"
-#include "http_test_client.hpp"
-#include "spawned_binary.hpp"
+#include "admin_daemon.hpp"
 
 namespace capstan {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::AdminDaemon;
+using testing::check_error;
+using testing::example;
+using testing::fresh_dir;
+using testing::get_with;
 using testing::http_call;
 using testing::HttpReply;
 using testing::HttpTestConnection;
-
-std::string example(const std::string& name) { return std::string(CAPSTAN_SOURCE_DIR) + "/ops/examples/" + name; }
-
-std::filesystem::path fresh_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("capstan_admin_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  return dir;
-}
-
-// The port a role announced on stderr ("capstan: metrics on http://127.0.0.1:PORT"), 0 if none.
-unsigned short announced_port(const std::string& log, const std::string& role) {
-  const std::string mark = role + " on http://127.0.0.1:";
-  const auto at = log.find(mark);
-  return at == std::string::npos ? 0 : static_cast<unsigned short>(std::stoi(log.substr(at + mark.size())));
-}
-
-// A daemon on the simulated fleet with every admin role on a free port.
-struct Daemon {
-  explicit Daemon(const std::string& name, std::vector<std::string> extra = {})
-      : dir(fresh_dir(name)), process(args(dir, std::move(extra))) {
-    REQUIRE(process.started());
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    std::string log;
-    while (std::chrono::steady_clock::now() < deadline && (log = process.stderr_text()).find("health probes ") == std::string::npos)
-      std::this_thread::sleep_for(20ms);
-    INFO(log);
-    api = announced_port(log, "admin api");
-    metrics = announced_port(log, "metrics");
-    health = announced_port(log, "health probes");
-    REQUIRE(health != 0);
-  }
-  ~Daemon() {
-    process.terminate();
-    std::filesystem::remove_all(dir);
-  }
-
-  static std::vector<std::string> args(const std::filesystem::path& dir, std::vector<std::string> extra) {
-    std::vector<std::string> a{"run", "--clock", "wall", "--speedup", "600", "--trace", example("azure_code_15min.csv"),
-                               "--fleet", example("fleet.yaml"), "--data-dir", dir.string(), "--admin-bind",
-                               "127.0.0.1:0", "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address",
-                               "127.0.0.1:0"};
-    // A flag given again in `extra` replaces the default above.
-    for (std::size_t i = 0; i + 1 < extra.size(); i += 2) {
-      const auto at = std::find(a.begin(), a.end(), extra[i]);
-      if (at != a.end()) {
-        *(at + 1) = extra[i + 1];
-      } else {
-        a.push_back(extra[i]);
-        a.push_back(extra[i + 1]);
-      }
-    }
-    return a;
-  }
-
-  // Waits (bounded) until /readyz says ready: the first tick is done.
-  void wait_ready() const {
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (std::chrono::steady_clock::now() < deadline && http_call(health, "GET", "/readyz").status != 200)
-      std::this_thread::sleep_for(50ms);
-    REQUIRE(http_call(health, "GET", "/readyz").status == 200);
-  }
-
-  // Waits (bounded) until a tick has learned parameters and sized capacity (the first
-  // ticks have no capacity data yet).
-  void wait_learned() const {
-    const auto deadline = std::chrono::steady_clock::now() + 20s;
-    while (std::chrono::steady_clock::now() < deadline &&
-           http_call(metrics, "GET", "/metrics").body.find("\ncapstan_lambda_star_rps{") == std::string::npos)
-      std::this_thread::sleep_for(50ms);
-  }
-
-  double ticks() const {
-    const std::string text = http_call(metrics, "GET", "/metrics").body;
-    const auto at = text.find("\ncapstan_ticks_total ");
-    REQUIRE(at != std::string::npos);
-    return std::stod(text.substr(at + 21));
-  }
-
-  std::filesystem::path dir;
-  testing::SpawnedBinary process;
-  unsigned short api = 0, metrics = 0, health = 0;
-};
-
-nlohmann::json json_of(const HttpReply& r) {
-  INFO(r.body);
-  REQUIRE(r.headers.count("content-type") == 1);
-  CHECK(r.headers.at("content-type") == "application/json");
-  return nlohmann::json::parse(r.body);
-}
-
-// A JSON error of this status, with a message.
-void check_error(const HttpReply& r, int status) {
-  INFO(r.body);
-  CHECK(r.status == status);
-  const auto j = json_of(r);
-  CHECK(j["error"]["code"] == status);
-  CHECK_FALSE(j["error"]["message"].get<std::string>().empty());
-}
-
-HttpReply get_with(unsigned short port, const std::string& target, const std::string& authorization) {
-  HttpTestConnection c(port);
-  return c.send_raw("GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
-                    (authorization.empty() ? "" : "Authorization: " + authorization + "\r\n") +
-                    "Connection: close\r\n\r\n");
-}
+using testing::json_of;
+using Daemon = AdminDaemon;
 
 // The URL path segment of a model id ('/' -> %2F).
 std::string escaped(const std::string& id) {
@@ -432,6 +333,45 @@ TEST_CASE("admin API: /readyz says why not until the store is open and a tick is
   events.method = "GET";
   events.path = "/api/v1/events";
   CHECK(api.dispatch(events).status == 503);
+}
+
+TEST_CASE("admin API: /api/v1/models is made once per tick and paged with limit and after") {
+  auto status = std::make_shared<actors::DaemonStatus>("/nonexistent/capstan-data", nlohmann::json{{"config", {}}});
+  const http::HttpRouter api = admin::api_router(status);
+  const auto get = [&](const std::string& query) {
+    http::HttpRequest req;
+    req.method = "GET";
+    req.path = "/api/v1/models";
+    req.query = query;
+    return api.dispatch(req);
+  };
+  CHECK(nlohmann::json::parse(get("").body)["models"].empty());
+  actors::TickSummary summary;
+  summary.tick = 1;
+  for (const char* id : {"c", "a", "b"}) summary.decisions.push_back({{"prod", id}, "h100", 1, 2, Reason(ReasonCode::kScaleUp, "up")});
+  status->record_tick(summary, {});
+  const auto all = nlohmann::json::parse(get("").body);
+  REQUIRE(all["models"].size() == 3);
+  CHECK(all["models"][0]["model_id"] == "a");
+  CHECK_FALSE(all.contains("next_after"));
+  // The whole list is the pages joined, byte for byte what the tree would write.
+  CHECK(get("").body == nlohmann::json{{"models", all["models"]}}.dump() + "\n");
+  const auto first = nlohmann::json::parse(get("limit=2").body);
+  CHECK(first["models"].size() == 2);
+  CHECK(first["next_after"] == "prod/b");
+  const auto rest = nlohmann::json::parse(get("limit=2&after=prod/b").body);
+  REQUIRE(rest["models"].size() == 1);
+  CHECK(rest["models"][0]["model_id"] == "c");
+  CHECK(rest["next_after"].is_null());
+  CHECK(get("limit=0").status == 400);
+  CHECK(get("after=nomodel").status == 400);
+  CHECK(get("page=2").status == 400);
+  // The next tick's text replaces the last.
+  summary.tick = 2;
+  summary.decisions.resize(1);
+  summary.decisions[0].target_replicas = 5;
+  status->record_tick(summary, {});
+  CHECK(nlohmann::json::parse(get("limit=1&after=prod/b").body)["models"][0]["variants"][0]["desired_replicas"] == 5);
 }
 
 }  // namespace capstan
