@@ -23,26 +23,6 @@ void wait_until(std::chrono::steady_clock::time_point deadline, const std::atomi
         deadline - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
 }
 
-// The tick's events the status reads, read back between ticks (nothing appends then);
-// by type, so that the store decodes only their envelopes of the rest (the
-// observations are most of a tick's bytes).
-void record_status(DaemonStatus& status, const storage::EventStore& store, std::uint64_t seq_before,
-                   const TickSummary& summary, const DaemonSetup& setup) {
-  std::vector<storage::Event> events;
-  storage::EventFilter filter;
-  filter.from_seq = seq_before + 1;
-  filter.to_seq = store.last_sequence();
-  for (const char* type : DaemonStatus::kEventTypes) {
-    filter.type = type;
-    auto read = store.for_each(filter, [&](const storage::Event& e) {
-      events.push_back(e);
-      return true;
-    });
-    if (!read.ok()) say(setup, "admin status: cannot read the tick's events: " + read.error().message);
-  }
-  status.record_tick(summary, events);
-}
-
 }  // namespace
 
 int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
@@ -83,7 +63,10 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
   auto collector = system.spawn<caf::detached>(collector_behavior, setup.source);
   auto journal = system.spawn<caf::detached>(journal_behavior, store);
   auto actuator = system.spawn<caf::detached>(actuator_behavior, setup.connector, o.actuator);
-  auto fleet = system.spawn(fleet_behavior, setup.policy, setup.config, r.start, o.fleet, collector, journal, actuator);
+  FleetOptions fleet_options = o.fleet;
+  fleet_options.summary_events = setup.status != nullptr;
+  auto fleet =
+      system.spawn(fleet_behavior, setup.policy, setup.config, r.start, fleet_options, collector, journal, actuator);
   config_watcher_actor watcher;
   if (setup.reload)
     watcher = system.spawn<caf::detached>(config_watcher_behavior, setup.reload, fleet, setup.config_source,
@@ -103,13 +86,12 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
     }
     if (watcher) self->request(watcher, caf::infinite, check_atom::value).receive([](bool) {}, [](caf::error&) {});
     bool more = true;
-    const std::uint64_t seq_before = store->last_sequence();
     self->request(fleet, caf::infinite, tick_atom::value, TickTime{static_cast<double>(k) * o.tick_s, o.tick_s})
         .receive(
             [&](TickSummary& summary) {
               more = summary.more && !summary.last;
               if (summary.more && setup.on_tick) setup.on_tick(summary);
-              if (summary.more && setup.status) record_status(*setup.status, *store, seq_before, summary, setup);
+              if (summary.more && setup.status) setup.status->record_tick(summary, summary.events);
             },
             [&](caf::error& err) {
               say(setup, "tick failed, stopping: " + system.render(err));

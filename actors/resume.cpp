@@ -125,7 +125,7 @@ Result<std::uint64_t> fold_recorded(const storage::EventStore& store, const Tick
             else
               start.config = std::move(update).value();
           } else if constexpr (std::is_same_v<P, storage::ObservationRecorded>) {
-            if (pending) pending->recorded.input.models.push_back(p.input);
+            if (pending) pending->recorded.input.models.push_back(*p.input);
           } else if constexpr (std::is_same_v<P, storage::Incident>) {
             if (pending && p.model && p.kind == "model_timeout") pending->timed_out.insert(*p.model);
           } else if constexpr (std::is_same_v<P, storage::ActuationRecorded>) {
