@@ -1,5 +1,7 @@
 #include "actors/daemon.hpp"
 
+#include <malloc.h>
+
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -27,6 +29,8 @@ void wait_until(std::chrono::steady_clock::time_point deadline, const std::atomi
 
 int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
   const DaemonOptions& o = setup.options;
+  // Before any thread of the store's or the actors' starts.
+  if (o.malloc_arenas > 0) mallopt(M_ARENA_MAX, o.malloc_arenas);
   auto opened = storage::EventStore::open(o.data_dir, o.store);
   if (!opened.ok()) {
     say(setup, "cannot open the event store: " + opened.error().message);
