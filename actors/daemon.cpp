@@ -68,7 +68,7 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
   auto journal = system.spawn<caf::detached>(journal_behavior, store);
   auto actuator = system.spawn<caf::detached>(actuator_behavior, setup.connector, o.actuator);
   FleetOptions fleet_options = o.fleet;
-  fleet_options.summary_events = setup.status != nullptr;
+  fleet_options.summary_events = o.fleet.summary_events || setup.status != nullptr;
   auto fleet =
       system.spawn(fleet_behavior, setup.policy, setup.config, r.start, fleet_options, collector, journal, actuator);
   config_watcher_actor watcher;
