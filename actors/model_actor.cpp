@@ -45,9 +45,7 @@ void finish_plan(self_ptr self, LearnGather& g) {
     for (TickEvent& e : r->events) reply.learn_events.push_back(std::move(e));
     views.push_back(std::move(r->view));
   }
-  // Plan works on a copy: a tick the fleet gives up on leaves `state` as it was.
-  s.spare = s.state;
-  Planned planned = s.policy->plan(std::move(s.spare), *g.request.input, views, *g.request.config, g.request.time);
+  Planned planned = s.policy->plan(s.state, *g.request.input, views, *g.request.config, g.request.time);
   s.pending = std::move(planned.next);
   reply.proposal = std::move(planned.proposal);
   reply.plan_events = std::move(planned.events);
@@ -72,9 +70,7 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
         const auto& variants = g->request.input->variants;
         g->replies.resize(variants.size());
         g->left = variants.size();
-        auto& s = self->state;
-        if (s.pending) s.spare = std::move(*s.pending);  // a plan the fleet gave up on
-        s.pending.reset();
+        self->state.pending.reset();
         if (variants.empty()) {
           finish_plan(self, *g);
           return g->promise;
@@ -102,7 +98,6 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
       [self](settle_atom, const SettleRequest& request) {
         auto& s = self->state;
         if (!s.pending) return;  // the plan this settles was given up on
-        s.spare = std::move(s.state);
         s.state = settle(std::move(*s.pending), request.decisions);
         s.pending.reset();
         for (const std::string& name : s.learned_this_tick) self->send(s.variants.at(name), commit_atom::value);

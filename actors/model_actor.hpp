@@ -21,9 +21,6 @@ struct ModelActorState {
   ModelKey model;
   ModelState state;
   std::optional<ModelState> pending;
-  // The state settled before `state`, kept only for its memory: the next plan copies
-  // `state` into it (reusing its allocations) rather than into fresh memory.
-  ModelState spare;
   std::map<std::string, variant_actor> variants;
   // Memories to start variants with, from a restart; moved into each variant's actor
   // when the variant is first seen.
