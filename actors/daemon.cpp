@@ -1,5 +1,7 @@
 #include "actors/daemon.hpp"
 
+#include <malloc.h>
+
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -23,30 +25,12 @@ void wait_until(std::chrono::steady_clock::time_point deadline, const std::atomi
         deadline - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
 }
 
-// The tick's events the status reads, read back between ticks (nothing appends then);
-// by type, so that the store decodes only their envelopes of the rest (the
-// observations are most of a tick's bytes).
-void record_status(DaemonStatus& status, const storage::EventStore& store, std::uint64_t seq_before,
-                   const TickSummary& summary, const DaemonSetup& setup) {
-  std::vector<storage::Event> events;
-  storage::EventFilter filter;
-  filter.from_seq = seq_before + 1;
-  filter.to_seq = store.last_sequence();
-  for (const char* type : DaemonStatus::kEventTypes) {
-    filter.type = type;
-    auto read = store.for_each(filter, [&](const storage::Event& e) {
-      events.push_back(e);
-      return true;
-    });
-    if (!read.ok()) say(setup, "admin status: cannot read the tick's events: " + read.error().message);
-  }
-  status.record_tick(summary, events);
-}
-
 }  // namespace
 
 int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
   const DaemonOptions& o = setup.options;
+  // Before any thread of the store's or the actors' starts.
+  if (o.malloc_arenas > 0) mallopt(M_ARENA_MAX, o.malloc_arenas);
   auto opened = storage::EventStore::open(o.data_dir, o.store);
   if (!opened.ok()) {
     say(setup, "cannot open the event store: " + opened.error().message);
@@ -97,7 +81,10 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
   auto journal = system.spawn<caf::detached>(journal_behavior, store);
   auto actuator = system.spawn<caf::detached>(actuator_behavior, setup.connector, o.actuator, journal, std::move(approvals));
   if (setup.status) setup.status->attach_actuator(system, actuator);
-  auto fleet = system.spawn(fleet_behavior, setup.policy, setup.config, r.start, o.fleet, collector, journal, actuator);
+  FleetOptions fleet_options = o.fleet;
+  fleet_options.summary_events = o.fleet.summary_events || setup.status != nullptr;
+  auto fleet =
+      system.spawn(fleet_behavior, setup.policy, setup.config, r.start, fleet_options, collector, journal, actuator);
   config_watcher_actor watcher;
   if (setup.reload)
     watcher = system.spawn<caf::detached>(config_watcher_behavior, setup.reload, fleet, setup.config_source,
@@ -117,13 +104,12 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
     }
     if (watcher) self->request(watcher, caf::infinite, check_atom::value).receive([](bool) {}, [](caf::error&) {});
     bool more = true;
-    const std::uint64_t seq_before = store->last_sequence();
     self->request(fleet, caf::infinite, tick_atom::value, TickTime{static_cast<double>(k) * o.tick_s, o.tick_s})
         .receive(
             [&](TickSummary& summary) {
               more = summary.more && !summary.last;
               if (summary.more && setup.on_tick) setup.on_tick(summary);
-              if (summary.more && setup.status) record_status(*setup.status, *store, seq_before, summary, setup);
+              if (summary.more && setup.status) setup.status->record_tick(summary, summary.events);
             },
             [&](caf::error& err) {
               say(setup, "tick failed, stopping: " + system.render(err));

@@ -34,8 +34,7 @@ void DaemonStatus::record_tick(const TickSummary& summary, const std::vector<sto
   last_tick_ = summary.tick;
   last_now_s_ = summary.now_s;
   last_seq_ = std::max(last_seq_, summary.last_seq);
-  last_summary_ = summary;
-  last_summary_.decisions.clear();
+  last_phases_ms_ = {summary.observed_ms, summary.planned_ms, summary.durable_ms, summary.done_ms};
   const double seconds = summary.done_ms / 1000;
   tick_seconds_sum_ += seconds;
   const auto& bounds = tick_buckets_s();
@@ -113,9 +112,8 @@ std::string DaemonStatus::metrics() const {
                 tick_buckets_s(), cumulative, tick_seconds_sum_, d(ticks_));
   if (ticks_ > 0) {
     std::vector<Sample> phases;
-    for (auto [phase, ms] : {std::pair{"observed", last_summary_.observed_ms}, std::pair{"planned", last_summary_.planned_ms},
-                             std::pair{"durable", last_summary_.durable_ms}, std::pair{"done", last_summary_.done_ms}})
-      phases.push_back({{{"phase", phase}}, ms / 1000});
+    const char* names[] = {"observed", "planned", "durable", "done"};
+    for (std::size_t i = 0; i < last_phases_ms_.size(); ++i) phases.push_back({{{"phase", names[i]}}, last_phases_ms_[i] / 1000});
     out.family("capstan_last_tick_phase_seconds", "gauge",
                "Seconds from the last tick's start to the end of each phase.", phases);
     out.family("capstan_last_tick", "gauge", "Number of the last completed tick.", {{{}, d(last_tick_)}});

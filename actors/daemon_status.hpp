@@ -1,6 +1,6 @@
 // What the running daemon knows, for its admin API (adapters/admin/): a snapshot the
-// driver loop of run_daemon updates after each tick (from the tick's summary and the
-// events it appended, read back from the store between ticks, when nothing writes), and
+// driver loop of run_daemon updates after each tick (from the tick's summary, which
+// carries the events the tick appended: FleetOptions::summary_events), and
 // the admin server's thread reads under a mutex, so the server never asks an actor and
 // a request never waits for a tick. Stored events are read through a read-only
 // (secondary) opener of the store per request, never through the writer's handle.
@@ -9,6 +9,7 @@
 // place the admin API asks an actor; the actuator answers between two connector calls.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -30,10 +31,8 @@ class DaemonStatus final : public admin::StateProvider {
   DaemonStatus(std::string data_dir, nlohmann::json config);
 
   void store_opened(std::uint64_t last_seq);
-  // The stored event types record_tick reads; other events it is given are ignored.
-  static constexpr const char* kEventTypes[] = {"config_applied", "actuation", "params_learned", "capacity", "forecast"};
-  // After each tick that ran: its summary and the events it appended (of kEventTypes, each
-  // type in sequence order).
+  // After each tick that ran: its summary and the events it appended, in sequence order.
+  // Of those it reads config_applied, actuation, params_learned, capacity and forecast.
   void record_tick(const TickSummary& summary, const std::vector<storage::Event>& events);
 
   admin::Readiness readiness() const override;
@@ -87,7 +86,7 @@ class DaemonStatus final : public admin::StateProvider {
   double last_now_s_ = 0;
   std::vector<std::uint64_t> tick_buckets_;  // per bound, not cumulative
   double tick_seconds_sum_ = 0;
-  TickSummary last_summary_;
+  std::array<double, 4> last_phases_ms_{};  // the last tick's observed, planned, durable, done
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::uint64_t> decisions_total_;
   std::map<ModelKey, ModelView> models_;
   // /api/v1/models of the last tick, made once by record_tick and shared with every

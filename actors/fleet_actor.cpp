@@ -85,6 +85,15 @@ void deliver(const RunPtr& run) {
   run->promise.deliver(std::move(run->summary));
 }
 
+// A durable batch's events back from the journal: into the summary when it carries them.
+void journaled(const FleetActorState& s, const RunPtr& run, JournalAck& ack) {
+  run->summary.last_seq = ack.last_seq;
+  if (!s.options.summary_events) return;
+  auto& kept = run->summary.events;
+  if (kept.empty()) kept = std::move(ack.events);
+  else std::move(ack.events.begin(), ack.events.end(), std::back_inserter(kept));
+}
+
 void fail(const RunPtr& run, const std::string& what) {
   run->promise.deliver(caf::make_error(caf::sec::runtime_error, what));
 }
@@ -97,8 +106,8 @@ void journal_then_deliver(self_ptr self, const RunPtr& run) {
   self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
                 JournalBatch{std::move(run->events), {}, std::nullopt})
       .then(
-          [run](JournalAck& ack) {
-            run->summary.last_seq = ack.last_seq;
+          [self, run](JournalAck& ack) {
+            journaled(self->state, run, ack);
             deliver(run);
           },
           [run](caf::error& err) { fail(run, "journal: " + to_string(err)); });
@@ -144,7 +153,7 @@ void journal_tick(self_ptr self, const RunPtr& run) {
       .then(
           [self, run, first_decision](JournalAck& ack) {
             run->summary.durable_ms = ms_since_start(*run);
-            run->summary.last_seq = ack.last_seq;
+            journaled(self->state, run, ack);
             std::vector<std::uint64_t> seqs;
             for (std::size_t i = 0; i < run->decisions.size(); ++i) seqs.push_back(ack.first_seq + first_decision + i);
             actuate(self, run, std::move(seqs));
@@ -273,8 +282,8 @@ void on_observed(self_ptr self, const RunPtr& run) {
     // reads them (they are most of an observation's bytes).
     if (!s.policy->reads_forward_passes(models[m]))
       for (VariantTickInput& v : models[m].variants) v.forward_passes.clear();
-    add_event(*run, storage::ObservationRecorded{models[m]});
     run->inputs.push_back(std::make_shared<const ModelTickInput>(std::move(models[m])));
+    add_event(*run, storage::ObservationRecorded{run->inputs.back()});
   }
   std::move(reached.begin(), reached.end(), std::back_inserter(run->events));
   run->replies.resize(run->inputs.size());

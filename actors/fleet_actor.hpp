@@ -45,6 +45,9 @@ struct FleetOptions {
   // Applied after each snapshot (max_age_s and max_bytes; 0 = no limit).
   double retention_max_age_s = 0;
   std::uint64_t retention_max_bytes = 0;
+  // The tick's summary carries the events it appended (for the admin status; run_daemon
+  // sets it when it keeps one).
+  bool summary_events = false;
 };
 
 struct FleetActorState {

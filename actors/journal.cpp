@@ -13,7 +13,9 @@ journal_actor::behavior_type journal_behavior(journal_actor::pointer, std::share
         // Retention never removes what the newest snapshot needs (event_store.hpp); a
         // failure to trim loses nothing, so it does not fail the durable batch.
         if (batch.retention) (void)store->retain(*batch.retention);
-        return JournalAck{appended.value().empty() ? 0 : appended.value().front().seq, store->last_sequence()};
+        std::vector<storage::Event> events = std::move(appended).value();
+        const std::uint64_t first = events.empty() ? 0 : events.front().seq;
+        return JournalAck{first, store->last_sequence(), std::move(events)};
       },
   };
 }

@@ -128,6 +128,18 @@ storage::Event read_store_event(const FieldReader& r) {
   return value_or_throw(storage::decode_event_value(r.at("seq").unsigned64(), bytes), r);
 }
 
+json encode_store_events(const std::vector<storage::Event>& events) {
+  json out = json::array();
+  for (const storage::Event& e : events) out.push_back(encode_store_event(e));
+  return out;
+}
+
+std::vector<storage::Event> read_store_events(const FieldReader& r) {
+  std::vector<storage::Event> out;
+  for (std::size_t i = 0; i < r.size(); ++i) out.push_back(read_store_event(r.at(i)));
+  return out;
+}
+
 }  // namespace
 
 json to_message_json(const TickTime& x) { return encode_time(x); }
@@ -232,8 +244,6 @@ Result<ModelSnapshot> from_message_json<ModelSnapshot>(const json& j) {
 }
 
 json to_message_json(const JournalBatch& x) {
-  json events = json::array();
-  for (const storage::Event& e : x.events) events.push_back(encode_store_event(e));
   json snapshots = json::array();
   for (const storage::Snapshot& s : x.snapshots)
     snapshots.push_back({{"scope", s.scope},
@@ -245,14 +255,13 @@ json to_message_json(const JournalBatch& x) {
     retention = {{"max_age_s", encode_number(x.retention->max_age_s)},
                  {"max_bytes", x.retention->max_bytes},
                  {"now_s", encode_number(x.retention->now_s)}};
-  return {{"events", events}, {"snapshots", snapshots}, {"retention", retention}};
+  return {{"events", encode_store_events(x.events)}, {"snapshots", snapshots}, {"retention", retention}};
 }
 template <>
 Result<JournalBatch> from_message_json<JournalBatch>(const json& j) {
   return read_message<JournalBatch>("journal batch", j, [](const FieldReader& r) {
     JournalBatch b;
-    const FieldReader events = r.at("events");
-    for (std::size_t i = 0; i < events.size(); ++i) b.events.push_back(read_store_event(events.at(i)));
+    b.events = read_store_events(r.at("events"));
     const FieldReader snapshots = r.at("snapshots");
     for (std::size_t i = 0; i < snapshots.size(); ++i) {
       const FieldReader s = snapshots.at(i);
@@ -267,11 +276,13 @@ Result<JournalBatch> from_message_json<JournalBatch>(const json& j) {
   });
 }
 
-json to_message_json(const JournalAck& x) { return {{"first_seq", x.first_seq}, {"last_seq", x.last_seq}}; }
+json to_message_json(const JournalAck& x) {
+  return {{"first_seq", x.first_seq}, {"last_seq", x.last_seq}, {"events", encode_store_events(x.events)}};
+}
 template <>
 Result<JournalAck> from_message_json<JournalAck>(const json& j) {
   return read_message<JournalAck>("journal ack", j, [](const FieldReader& r) {
-    return JournalAck{r.at("first_seq").unsigned64(), r.at("last_seq").unsigned64()};
+    return JournalAck{r.at("first_seq").unsigned64(), r.at("last_seq").unsigned64(), read_store_events(r.at("events"))};
   });
 }
 
@@ -336,7 +347,8 @@ json to_message_json(const TickSummary& x) {
           {"last", x.last},           {"decisions", encode_decisions(x.decisions)},
           {"incidents", x.incidents}, {"last_seq", x.last_seq},
           {"phases_ms", {encode_number(x.observed_ms), encode_number(x.planned_ms), encode_number(x.durable_ms),
-                         encode_number(x.done_ms)}}};
+                         encode_number(x.done_ms)}},
+          {"events", encode_store_events(x.events)}};
 }
 template <>
 Result<TickSummary> from_message_json<TickSummary>(const json& j) {
@@ -354,6 +366,7 @@ Result<TickSummary> from_message_json<TickSummary>(const json& j) {
     double* into[] = {&s.observed_ms, &s.planned_ms, &s.durable_ms, &s.done_ms};
     if (phases.size() != std::size(into)) phases.fail("expected 4 numbers");
     for (std::size_t i = 0; i < std::size(into); ++i) *into[i] = phases.at(i).number();
+    s.events = read_store_events(r.at("events"));
     return s;
   });
 }

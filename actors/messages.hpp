@@ -101,6 +101,7 @@ struct JournalBatch {
 struct JournalAck {
   std::uint64_t first_seq = 0;  // of the batch's first event; 0 for an empty batch
   std::uint64_t last_seq = 0;   // the store's last sequence after the batch
+  std::vector<storage::Event> events;  // the batch's events, moved back with their seqs
 };
 
 // actuator <- fleet: decisions made durable, with the sequence of each decision event.
@@ -163,6 +164,9 @@ struct TickSummary {
   // Where the tick's wall time went, ms from its start: observed, every model planned
   // (allocate included), the decision batch durable, and done (actuated and recorded).
   double observed_ms = 0, planned_ms = 0, durable_ms = 0, done_ms = 0;
+  // With FleetOptions::summary_events: the events the tick appended, with their seqs, in
+  // sequence order (the admin status reads them; nobody re-reads the store for them).
+  std::vector<storage::Event> events;
 };
 
 // ---- typed actor interfaces ------------------------------------------------------

@@ -97,7 +97,7 @@ class TickAssembler {
         return fail(invalid_argument("config_applied at seq " + std::to_string(e.seq) + ": " + update.error().message));
       config_ = std::make_shared<const ConfigUpdate>(std::move(update).value());
     } else if (auto* observed = std::get_if<storage::ObservationRecorded>(&e.payload)) {
-      if (pending_) pending_->recorded.input.models.push_back(std::move(observed->input));
+      if (pending_) pending_->recorded.input.models.push_back(*observed->input);
     } else if (auto* incident = std::get_if<storage::Incident>(&e.payload)) {
       if (pending_ && incident->model && incident->kind == "model_timeout") timed_out_.insert(*incident->model);
     } else if (auto* actuation = std::get_if<storage::ActuationRecorded>(&e.payload)) {

@@ -82,8 +82,8 @@ Result<bool> for_each_decision(const storage::EventStore& store, const DecisionF
     } else if (!tick) {
       // A range that starts inside a tick: its first events belong to a tick not read.
     } else if (const auto* o = std::get_if<storage::ObservationRecorded>(&e.payload)) {
-      if (filter.with_observation && (!filter.model || o->input.model == *filter.model))
-        tick->observations[o->input.model] = o->input;
+      if (filter.with_observation && (!filter.model || o->input->model == *filter.model))
+        tick->observations[o->input->model] = *o->input;
     } else if (const auto* t = std::get_if<TickEvent>(&e.payload)) {
       std::visit(
           [&](const auto& x) {

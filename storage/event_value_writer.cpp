@@ -244,7 +244,7 @@ void payload(MsgpackWriter& w, const TickStarted& p) {
   w.unsigned_integer(p.tick);
 }
 
-void payload(MsgpackWriter& w, const ObservationRecorded& p) { write_model_tick_input_msgpack(w, p.input); }
+void payload(MsgpackWriter& w, const ObservationRecorded& p) { write_model_tick_input_msgpack(w, *p.input); }
 
 void payload(MsgpackWriter& w, const ConfigApplied& p) {
   w.map(2);

@@ -45,7 +45,7 @@ std::optional<ModelKey> read_optional_model(const FieldReader& r) {
 json encode_payload(const TickStarted& p) {
   return {{"tick", p.tick}, {"now_s", encode_number(p.now_s)}, {"interval_s", encode_number(p.interval_s)}};
 }
-json encode_payload(const ObservationRecorded& p) { return encode_model_tick_input(p.input); }
+json encode_payload(const ObservationRecorded& p) { return encode_model_tick_input(*p.input); }
 json encode_payload(const ConfigApplied& p) { return {{"effective", p.effective}, {"origins", p.origins}}; }
 json encode_payload(const ConfigRejected& p) { return {{"source", p.source}, {"error", p.error}}; }
 json encode_payload(const ActuationRecorded& p) {
@@ -149,7 +149,7 @@ const std::vector<std::string>& known_event_types() {
 const ModelKey* event_model_of(const Payload& payload) {
   struct Model {
     const ModelKey* operator()(const TickStarted&) const { return nullptr; }
-    const ModelKey* operator()(const ObservationRecorded& p) const { return &p.input.model; }
+    const ModelKey* operator()(const ObservationRecorded& p) const { return &p.input->model; }
     const ModelKey* operator()(const ConfigApplied&) const { return nullptr; }
     const ModelKey* operator()(const ConfigRejected&) const { return nullptr; }
     const ModelKey* operator()(const ActuationRecorded& p) const { return &p.variant.model; }

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,9 +43,13 @@ struct TickStarted {
   bool operator==(const TickStarted&) const = default;
 };
 
-// What one model's tick used, verbatim: payload = the ModelTickInput record.
+// What one model's tick used, verbatim: payload = the ModelTickInput record. Shared,
+// read-only, with the tick's actors that use it (actors/messages.hpp): recording an
+// observation costs no copy of it. Never null.
 struct ObservationRecorded {
-  ModelTickInput input;
+  std::shared_ptr<const ModelTickInput> input;
+  explicit ObservationRecorded(std::shared_ptr<const ModelTickInput> shared) : input(std::move(shared)) {}
+  explicit ObservationRecorded(ModelTickInput own) : input(std::make_shared<const ModelTickInput>(std::move(own))) {}
 };
 
 // config/'s effective configuration and the layer each value came from; opaque here.

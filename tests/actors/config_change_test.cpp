@@ -78,7 +78,7 @@ TEST_CASE("an invalid configuration is refused once and recorded; a change that 
       CHECK(tick == 3);  // recorded with the first tick after the bad read
     }
     if (std::holds_alternative<storage::ConfigApplied>(e.payload)) ++applied;
-    if (const auto* o = std::get_if<storage::ObservationRecorded>(&e.payload)) observed[tick].insert(o->input.model.model_id);
+    if (const auto* o = std::get_if<storage::ObservationRecorded>(&e.payload)) observed[tick].insert(o->input->model.model_id);
     return true;
   });
   REQUIRE(visited.ok());

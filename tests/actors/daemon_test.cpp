@@ -110,6 +110,41 @@ TEST_CASE("a restarted daemon continues the tick count and the event sequence wh
   CHECK(expected - 1 == store.value()->last_sequence());
 }
 
+TEST_CASE("a tick's summary carries the events the tick appended, as the store holds them, only when asked") {
+  TempDir dir("summary_events");
+  actors::DaemonOptions options;
+  options.max_ticks = 5;
+  options.fleet.snapshot_every_ticks = 2;
+  options.fleet.summary_events = true;
+  const auto run = testing::run_example_daemon("hybrid", dir.path.string(), options);
+  REQUIRE(run.status == 0);
+  REQUIRE(run.ticks.size() == 5);
+  auto store = storage::EventStore::open_read_only(dir.path.string());
+  REQUIRE(store.ok());
+  std::uint64_t before = 0;
+  for (const actors::TickSummary& tick : run.ticks) {
+    std::vector<std::string> stored;
+    storage::EventFilter filter;
+    filter.from_seq = before + 1;
+    filter.to_seq = tick.last_seq;
+    REQUIRE(store.value()->for_each(filter, [&](const storage::Event& e) {
+      stored.push_back(std::to_string(e.seq) + " " + storage::encode_event_value(e));
+      return true;
+    }).ok());
+    std::vector<std::string> carried;
+    for (const storage::Event& e : tick.events) carried.push_back(std::to_string(e.seq) + " " + storage::encode_event_value(e));
+    CHECK(stored.size() > 3);  // tick, observation, learned, ..., decision, actuations
+    CHECK(carried == stored);
+    before = tick.last_seq;
+  }
+
+  TempDir plain("summary_no_events");
+  options.fleet.summary_events = false;
+  const auto quiet = testing::run_example_daemon("hybrid", plain.path.string(), options);
+  REQUIRE(quiet.status == 0);
+  for (const actors::TickSummary& tick : quiet.ticks) CHECK(tick.events.empty());
+}
+
 TEST_CASE("a daemon refuses a data directory that holds another policy's state, naming both") {
   TempDir dir("other_policy");
   actors::DaemonOptions options;

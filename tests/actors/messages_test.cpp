@@ -62,7 +62,11 @@ TEST_CASE("plan replies, settle requests and tick summaries survive CAF's serial
   summary.incidents = {"prod/llama-70b: did not plan in time"};
   summary.planned_ms = 12.25;
   summary.done_ms = 30.5;
+  summary.events = {{12, 210, storage::TickStarted{7, 210, 30}}};
   const auto summary_back = round_trip(system, summary);
+  REQUIRE(summary_back.events.size() == 1);
+  CHECK(summary_back.events.front().seq == 12);
+  CHECK(std::get<storage::TickStarted>(summary_back.events.front().payload) == storage::TickStarted{7, 210, 30});
   CHECK(summary_back.planned_ms == 12.25);
   CHECK(summary_back.done_ms == 30.5);
   CHECK(summary_back.decisions == summary.decisions);

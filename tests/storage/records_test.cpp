@@ -83,7 +83,7 @@ TEST_CASE("records read back equal to what was written, doubles bit for bit with
     read.push_back(std::move(decoded).value());
   }
   CHECK(std::get<TickStarted>(read[0].payload) == std::get<TickStarted>(events[0].payload));
-  const ModelTickInput& observed = std::get<ObservationRecorded>(read[1].payload).input;
+  const ModelTickInput& observed = *std::get<ObservationRecorded>(read[1].payload).input;
   CHECK(observed.model == kLlama);
   CHECK(bits(observed.decode_queue) == bits(kNaN));
   CHECK(bits(observed.variants.at(0).state.pods.at(0).kv_usage) == bits(-0.0));
