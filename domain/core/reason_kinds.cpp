@@ -231,6 +231,11 @@ std::string render_throughput_floor(const Reason& r) {
 constexpr std::array kKinds{
     Kind{"fixed.static", "hold at {held}: static provisioning"},
     Kind{"hybrid.sized", "", render_hybrid},
+    Kind{"hybrid.contradicted", "hold at {current}, wanted {wanted}: the pods meet the SLO at more than the learned "
+                                "{capacity_rps} req/s per replica; the model: {cause}"},
+    Kind{"hybrid.measured_need", "{change}: nothing learned yet, and measured latency or queue misses the SLO: "
+                                 "{demand_rps} req/s incl. the backlog over {completing_rps} req/s completed per "
+                                 "replica; the saturation rule: {cause}"},
     // the policies
     Kind{"erlang.sized", "", render_erlang},
     Kind{"erlang.counted", "hold at {current}: counted toward {chosen}'s Erlang-C servers"},

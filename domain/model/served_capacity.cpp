@@ -5,9 +5,8 @@
 namespace capstan {
 namespace {
 
-bool within(double observed_ms, double target_ms) {
-  return target_ms <= 0 || (std::isfinite(observed_ms) && observed_ms >= 0 &&
-                            observed_ms <= kServedLatencyShare * target_ms);
+bool within(double observed_ms, double target_ms, double share) {
+  return target_ms <= 0 || (std::isfinite(observed_ms) && observed_ms >= 0 && observed_ms <= share * target_ms);
 }
 
 // The share of a pod's finished requests whose own ITL was over target_ms, counted
@@ -26,14 +25,16 @@ std::optional<double> share_over(const WindowHistogram& h, double target_ms) {
 }  // namespace
 
 std::optional<double> served_within_slo_rps(const VariantState& variant, const SloTargets& slo,
-                                            double max_sample_age_s, double warm_up_s, double tail_probability) {
+                                            double max_sample_age_s, double warm_up_s, double tail_probability,
+                                            double latency_share) {
   double rate = 0;
   int pods = 0;
   for (const PodMetrics* p : ready_pods(variant)) {
     if (!(p->sample_age_s <= max_sample_age_s)) return std::nullopt;
     if (p->seconds_since_start < warm_up_s) continue;
     if (!(std::isfinite(p->arrival_rate_rps) && p->arrival_rate_rps > 0)) return std::nullopt;
-    if (!(p->queue_length <= 1) || !within(p->avg_itl_ms, slo.itl_ms) || !within(p->avg_ttft_ms, slo.ttft_ms))
+    if (!(p->queue_length <= 1) || !within(p->avg_itl_ms, slo.itl_ms, latency_share) ||
+        !within(p->avg_ttft_ms, slo.ttft_ms, latency_share))
       return std::nullopt;
     if (auto over = share_over(p->request_itl, slo.itl_ms); over && *over > tail_probability) return std::nullopt;
     rate += p->arrival_rate_rps;

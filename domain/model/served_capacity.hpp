@@ -29,8 +29,11 @@ inline constexpr double kServedLatencyShare = 0.6;
 // out, as their latencies describe their warm-up. A pod that reports its requests' own
 // ITLs (PodMetrics::request_itl) must also show at most tail_probability of them over
 // the ITL target: a mean well inside it can still hide a tail that misses it.
+// `latency_share` replaces kServedLatencyShare: at 1, what the pods serve with their means
+// anywhere within the targets (hybrid's hold of a contradicted scale-up judges by it).
 std::optional<double> served_within_slo_rps(const VariantState& variant, const SloTargets& slo,
                                             double max_sample_age_s, double warm_up_s,
-                                            double tail_probability = 1);
+                                            double tail_probability = 1,
+                                            double latency_share = kServedLatencyShare);
 
 }  // namespace capstan

@@ -33,9 +33,10 @@ std::optional<LatencyVerdict> judge_latency(const VariantState& variant, const S
     // was sent, which a saturated pod behind a router queue takes as it completes, is a
     // floor under it: the cap only ever lowers a learned figure above both.
     const double in_batch_s = p->avg_itl_ms * std::max(1.0, p->avg_output_tokens) / 1000;
+    // A pod holding a queue is sent what waits too: there, Little's law alone.
     double pod_rps = p->arrival_rate_rps;
     if (std::isfinite(p->running) && p->running > 0 && std::isfinite(in_batch_s) && in_batch_s > 0) {
-      pod_rps = std::max(pod_rps, p->running / in_batch_s);
+      pod_rps = p->queue_length > 1 ? p->running / in_batch_s : std::max(pod_rps, p->running / in_batch_s);
     }
     completing += pod_rps;
     ++completing_pods;

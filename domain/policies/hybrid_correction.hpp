@@ -45,7 +45,7 @@ struct LatencyVerdict {
   // the overload's, which the demand side sizes, and says nothing against the model.
   bool overloaded = false;
   bool missed = false;          // mean ITL, or mean TTFT with no queue, over its target
-  double completing_rps = 0;    // per replica: max(running / time in the batch, arrivals)
+  double completing_rps = 0;    // per replica: max(running / time in the batch, arrivals); the first alone on a pod with a queue
   bool queued = false;          // a pod holds more than one waiting request
 };
 

@@ -18,7 +18,9 @@
 // (release_bound.hpp); a variant below half the best capacity per cost is not bought.
 // The shared finisher then applies the
 // metric guard, step limit, enforcer and GPU budget. A model with nothing learned yet
-// falls back to WVA's saturation rule, which needs no parameters.
+// falls back to WVA's saturation rule, which needs no parameters, raised to what measured
+// latency and queue call for (hybrid_safe_start.hpp); a scale-up the model asks for while
+// the variant's pods meet the SLO at more than its learned capacity is held.
 //
 // A model split into prefill and decode variants is sized per role instead
 // (role_sizing.hpp): each role carries the model's whole request rate, from the same

@@ -82,3 +82,12 @@ TEST_CASE("No floor when a replica's own requests show more of them over the ITL
   fast.request_itl = tail.request_itl;
   CHECK(served_within_slo_rps(variant({fast}), {2000, 45}, 60, 120, 0.01) == Approx(3));
 }
+
+TEST_CASE("At a latency share of 1, replicas with their means anywhere within the targets count as served") {
+  const VariantState near = variant({pod(3, 300, 0.9 * kSlo.itl_ms)});
+  CHECK_FALSE(served(near));
+  const auto at_slo = served_within_slo_rps(near, kSlo, 60, 120, 1, 1.0);
+  REQUIRE(at_slo);
+  CHECK(*at_slo == Approx(3));
+  CHECK_FALSE(served_within_slo_rps(variant({pod(3, 300, 1.1 * kSlo.itl_ms)}), kSlo, 60, 120, 1, 1.0));
+}
