@@ -536,6 +536,52 @@ HoltState read_holt(MsgpackReader& r) {
   return s;
 }
 
+// arima_predictor.cpp's layout, [max_p, max_d, max_q, min_points, count, last, history,
+// model or null], model = [p, d, q, scored_points, css, aic, params, tail, xx, xw], with
+// the shape checks of its from_json; anything else is left to that reader, which names it.
+ArimaState read_arima(MsgpackReader& r) {
+  ArimaState s;
+  r.array(8);
+  s.config.grid.max_p = r.int32();
+  s.config.grid.max_d = r.int32();
+  s.config.grid.max_q = r.int32();
+  s.config.min_points = r.int32();
+  s.fallback.count = r.integer();
+  s.fallback.last = r.number();
+  s.history = read_numbers<std::vector<double>>(r);
+  if (r.next_is_null()) {
+    r.null();
+    return s;
+  }
+  s.fitted = true;
+  r.array(10);
+  ArimaModel& m = s.model;
+  m.order.p = r.int32();
+  m.order.d = r.int32();
+  m.order.q = r.int32();
+  m.scored_points = r.int32();
+  m.css = r.number();
+  m.aic = r.number();
+  if (m.order.p < 0 || m.order.d < 0 || m.order.q < 0) throw MsgpackMismatch();
+  const auto p = static_cast<std::size_t>(m.order.p), d = static_cast<std::size_t>(m.order.d),
+             q = static_cast<std::size_t>(m.order.q), k = 1 + p + q;
+  const auto exactly = [&](std::size_t n) {
+    if (r.array() != n) throw MsgpackMismatch();
+  };
+  exactly(k);
+  m.constant = r.number();
+  for (std::size_t i = 0; i < p; ++i) m.ar.push_back(r.number());
+  for (std::size_t i = 0; i < q; ++i) m.ma.push_back(r.number());
+  exactly(d + p + q);
+  for (std::size_t i = 0; i < d; ++i) s.tail.levels.push_back(r.number());
+  for (std::size_t i = 0; i < p; ++i) s.tail.lags.push_back(r.number());
+  for (std::size_t i = 0; i < q; ++i) s.tail.shocks.push_back(r.number());
+  s.xx = read_numbers<std::vector<double>>(r);
+  s.xw = read_numbers<std::vector<double>>(r);
+  if (s.xx.size() != k * (k + 1) / 2 || s.xw.size() != k) throw MsgpackMismatch();
+  return s;
+}
+
 PredictorState read_predictor(MsgpackReader& r, std::string_view kind) {
   if (kind == "constant") {
     r.array(2);
@@ -571,7 +617,7 @@ PredictorState read_predictor(MsgpackReader& r, std::string_view kind) {
     k.config.log1p = r.integer() != 0;
     return {k};
   }
-  if (kind == "arima") return {read_through_json<ArimaState>(r)};
+  if (kind == "arima") return {read_arima(r)};
   if (kind == "seasonal") return {read_through_json<SeasonalState>(r)};
   throw MsgpackMismatch();
 }

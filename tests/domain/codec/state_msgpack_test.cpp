@@ -1,5 +1,6 @@
 #include "domain/codec/state_msgpack.hpp"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -10,7 +11,10 @@
 #include "domain/codec/msgpack.hpp"
 #include "domain/codec/state_codec.hpp"
 #include "domain/codec/tick_input_test_support.hpp"
+#include "domain/forecast/predictor.hpp"
 #include "domain/policies/policy.hpp"
+#include "domain/policies/policy_memories.hpp"
+#include "domain/tick/tick_driver.hpp"
 
 namespace capstan {
 namespace {
@@ -118,6 +122,45 @@ TEST_CASE("a restart from MessagePack state after any tick decides every later t
       }
     }
   }
+}
+
+}  // namespace capstan
+
+namespace capstan {
+
+TEST_CASE("a fitted ARIMA forecaster is read straight from MessagePack as the JSON reader reads it") {
+  // The recordings are too short for ARIMA to fit, so the throughput states they leave
+  // get forecasters that have seen a long series: fitted, with their regression sums.
+  const std::vector<TickInput> inputs = testing::recorded_inputs("budget");
+  DrivenPolicy policy(find_policy("throughput").value(), PolicyConfig{});
+  for (const TickInput& in : inputs) policy.tick(in);
+  FleetMemory memory = decode_fleet_memory_msgpack("throughput", policy.save_state_msgpack()).value();
+  PredictorState fitted = make_predictor(PredictorKind::kArima).value();
+  auto& arima = std::get<ArimaState>(fitted.model);
+  for (int t = 0; t < 80; ++t) arima = observe(arima, 10 + 3 * std::sin(t / 5.0) + 0.1 * t);
+  REQUIRE(arima.fitted);
+  int replaced = 0;
+  for (auto& [key, model] : memory.models) {
+    for (auto& [name, variant] : std::get<ThroughputMemory>(model.policy).variants) {
+      if (!variant.forecast) continue;
+      for (SelectorState* s : {&variant.forecast->rate_rps, &variant.forecast->avg_input_tokens,
+                               &variant.forecast->avg_output_tokens}) {
+        for (SelectorCandidate& c : s->candidates) {
+          c.predictor = fitted;
+          ++replaced;
+        }
+      }
+    }
+  }
+  REQUIRE(replaced > 0);
+  const std::vector<std::uint8_t> bytes = encode_fleet_memory_msgpack("throughput", memory);
+  CHECK(bytes == json::to_msgpack(encode_fleet_memory("throughput", memory)));
+  const auto fast = decode_fleet_memory_msgpack("throughput", bytes);
+  REQUIRE(fast.ok());
+  const auto slow = decode_fleet_memory("throughput", json::from_msgpack(bytes));
+  REQUIRE(slow.ok());
+  CHECK(encode_fleet_memory("throughput", fast.value()) == encode_fleet_memory("throughput", slow.value()));
+  CHECK(encode_fleet_memory_msgpack("throughput", fast.value()) == bytes);
 }
 
 }  // namespace capstan
