@@ -79,5 +79,5 @@ TEST_CASE("config print shows each value with the layer that set it, as a table 
 TEST_CASE("config print refuses a bad flag naming it, and exits 1") {
   const auto run = run_binary("config print --connector kubernetes", 60);
   CHECK(run.exit_status == 1);
-  CHECK(run.stderr_text == "capstan config print: flag --connector must be one of sim, dry-run, got 'kubernetes'\n");
+  CHECK(run.stderr_text == "capstan config print: flag --connector must be one of sim, dry-run, advisory, got 'kubernetes'\n");
 }

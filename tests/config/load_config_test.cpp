@@ -231,7 +231,7 @@ TEST_CASE("Each invalid configuration file is refused naming the file, the key a
   CHECK(file_error("slo_multiplier: 0.8\n") == "file P: slo_multiplier must be a finite number in (1, 1000000], got '0.8'");
   CHECK(file_error("sync_per_tick: maybe\n") == "file P: sync_per_tick must be true or false, got 'maybe'");
   CHECK_THAT(file_error("policy: magic\n"), StartsWith("file P: policy must be one of hybrid, "));
-  CHECK(file_error("connector: kubernetes\n") == "file P: connector must be one of sim, dry-run, got 'kubernetes'");
+  CHECK(file_error("connector: kubernetes\n") == "file P: connector must be one of sim, dry-run, advisory, got 'kubernetes'");
   CHECK(file_error("metrics_source: prometheus\n") == "file P: metrics_source must be one of sim, got 'prometheus'");
   CHECK(file_error("log_format: xml\n") == "file P: log_format must be one of text, json, got 'xml'");
   CHECK(file_error("predictor: oracle\n") ==
