@@ -235,9 +235,7 @@ void run_simulate(const SimulateFlags& given, const CLI::App& cmd) {
     throw UsageError("--slo-attainment must be in " + fmt_num(sim::kMinAttainmentTarget) + ".." +
                      fmt_num(sim::kMaxAttainmentTarget) + ", got " + fmt_num(f.settings.slo_attainment));
   if (PredictorKind kind{}; !parse_predictor_kind(f.settings.predictor, kind)) {
-    std::string names;
-    for (PredictorKind k : all_predictor_kinds()) names += (names.empty() ? "" : ", ") + std::string(to_string(k));
-    throw UsageError("--predictor must be one of " + names + ", got '" + f.settings.predictor + "'");
+    throw UsageError("--predictor must be one of " + predictor_names() + ", got '" + f.settings.predictor + "'");
   }
   require_positive(f.speedup, "--speedup");
   require_positive(f.rate_scale, "--rate-scale");

@@ -31,12 +31,6 @@ std::optional<Error> at_least_zero(const std::string& field, int value, const st
   return refuse(field, "an integer >= 0 (0 = " + zero_means + ")", value);
 }
 
-std::string predictor_names() {
-  std::string out;
-  for (PredictorKind k : all_predictor_kinds()) out += (out.empty() ? "" : ", ") + std::string(to_string(k));
-  return out;
-}
-
 std::optional<Error> validate_pd_band(const RatioBand& band) {
   const double lo = band.min_prefill_per_decode, hi = band.max_prefill_per_decode;
   if (auto e = at_least_zero("pd_band.min_prefill_per_decode", lo, "no lower bound")) return e;

@@ -35,6 +35,12 @@ bool parse_predictor_kind(const std::string& text, PredictorKind& out) {
   return false;
 }
 
+std::string predictor_names() {
+  std::string out;
+  for (PredictorKind k : all_predictor_kinds()) out += (out.empty() ? "" : ", ") + std::string(to_string(k));
+  return out;
+}
+
 Result<PredictorState> make_predictor(PredictorKind kind, const PredictorConfig& config) {
   auto wrap = [](auto made) -> Result<PredictorState> {
     if (!made) return made.error();

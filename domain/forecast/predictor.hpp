@@ -26,6 +26,8 @@ enum class PredictorKind { kConstant, kHolt, kKalman, kArima, kSeasonal };
 
 const char* to_string(PredictorKind kind);
 bool parse_predictor_kind(const std::string& text, PredictorKind& out);
+// Every kind's name, comma-separated, for errors that list the choices.
+std::string predictor_names();
 inline const std::vector<PredictorKind>& all_predictor_kinds() {
   static const std::vector<PredictorKind> kinds = {PredictorKind::kConstant, PredictorKind::kHolt,
                                                    PredictorKind::kKalman, PredictorKind::kArima,
