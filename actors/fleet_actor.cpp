@@ -227,7 +227,7 @@ void finish_plans(self_ptr self, const RunPtr& run) {
     const std::size_t n = proposals[k].decisions.size();
     std::vector<Decision> mine(allocated.decisions.begin() + static_cast<std::ptrdiff_t>(first),
                                allocated.decisions.begin() + static_cast<std::ptrdiff_t>(first + n));
-    self->send(planned[k], settle_atom::value, SettleRequest{std::move(mine)});
+    self->send(planned[k], settle_atom::value, SettleRequest{std::move(mine), s.config.await_approval});
     first += n;
   }
   run->decisions = std::move(allocated.decisions);
@@ -312,7 +312,9 @@ void on_observed(self_ptr self, const RunPtr& run) {
 
 }  // namespace
 
-TickConfigs tick_configs(const ConfigUpdate& config) { return TickConfigs{config.fleet, config.models}; }
+TickConfigs tick_configs(const ConfigUpdate& config) {
+  return TickConfigs{config.fleet, config.models, config.await_approval};
+}
 
 fleet_actor::behavior_type fleet_behavior(self_ptr self, std::shared_ptr<const TickPolicy> policy, ConfigUpdate config,
                                           FleetStart start, FleetOptions options, collector_actor collector,

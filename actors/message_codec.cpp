@@ -214,11 +214,14 @@ Result<PlanReply> from_message_json<PlanReply>(const json& j) {
   });
 }
 
-json to_message_json(const SettleRequest& x) { return {{"decisions", encode_decisions(x.decisions)}}; }
+json to_message_json(const SettleRequest& x) {
+  return {{"decisions", encode_decisions(x.decisions)}, {"unapplied", x.unapplied}};
+}
 template <>
 Result<SettleRequest> from_message_json<SettleRequest>(const json& j) {
-  return read_message<SettleRequest>("settle request", j,
-                                     [](const FieldReader& r) { return SettleRequest{read_decisions(r.at("decisions"))}; });
+  return read_message<SettleRequest>("settle request", j, [](const FieldReader& r) {
+    return SettleRequest{read_decisions(r.at("decisions")), r.at("unapplied").boolean()};
+  });
 }
 
 json to_message_json(const ModelSnapshot& x) {
@@ -325,7 +328,7 @@ json to_message_json(const ConfigUpdate& x) {
   json models = json::array();
   for (const auto& [key, config] : x.models) models.push_back({{"model", encode_model_key(key)}, {"config", encode_config(config)}});
   return {{"policy", x.policy}, {"fleet", encode_config(x.fleet)}, {"models", models}, {"any_model", x.any_model},
-          {"applied", x.applied}};
+          {"await_approval", x.await_approval}, {"applied", x.applied}};
 }
 template <>
 Result<ConfigUpdate> from_message_json<ConfigUpdate>(const json& j) {
@@ -337,6 +340,8 @@ Result<ConfigUpdate> from_message_json<ConfigUpdate>(const json& j) {
     for (std::size_t i = 0; i < models.size(); ++i)
       u.models.emplace(read_model_key(models.at(i).at("model")), read_config(models.at(i).at("config")));
     u.any_model = r.at("any_model").boolean();
+    // Recorded since advisory mode settles unapplied; a store from before has none.
+    u.await_approval = r.has("await_approval") && r.at("await_approval").boolean();
     u.applied = r.at("applied").json();
     return u;
   });

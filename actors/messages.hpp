@@ -81,6 +81,7 @@ struct PlanReply {
 // model <- fleet: the fleet's final word on the model's variants (its order).
 struct SettleRequest {
   std::vector<Decision> decisions;
+  bool unapplied = false;  // advisory mode: they await a person (settle_unapplied)
 };
 
 // The state of one model and its variants, for a snapshot and for a restart.
@@ -142,6 +143,7 @@ struct ConfigUpdate {
   PolicyConfig fleet;                           // allocate's (the GPU budget)
   std::map<ModelKey, PolicyConfig> models;      // each model's, its overrides applied
   bool any_model = true;                        // no model declared: every observed model is served
+  bool await_approval = false;                  // advisory mode: decisions settle unapplied
   nlohmann::json applied;                       // what the config_applied event records
 };
 

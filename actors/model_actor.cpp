@@ -98,7 +98,8 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
       [self](settle_atom, const SettleRequest& request) {
         auto& s = self->state;
         if (!s.pending) return;  // the plan this settles was given up on
-        s.state = settle(std::move(*s.pending), request.decisions);
+        s.state = request.unapplied ? settle_unapplied(std::move(*s.pending), s.state.finisher.enforcer, request.decisions)
+                                    : settle(std::move(*s.pending), request.decisions);
         s.pending.reset();
         for (const std::string& name : s.learned_this_tick) self->send(s.variants.at(name), commit_atom::value);
         s.learned_this_tick.clear();

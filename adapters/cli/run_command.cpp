@@ -38,6 +38,7 @@ actors::ConfigUpdate to_update(const config::EffectiveConfig& effective, std::sp
   update.policy = c.policy;
   update.fleet = policy_config(c);
   update.any_model = c.models.empty();
+  update.await_approval = c.connector == "advisory";
   for (const config::ModelEntry& m : c.models)
     if (!m.any_namespace) update.models[m.key] = config::policy_config_for(c, m.key);
   update.applied = config::to_json(effective);

@@ -30,6 +30,7 @@ TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInpu
     ModelState* model_slot = nullptr;
     std::vector<TickEvent> learn_events, plan_events;
     ModelProposal proposal;
+    EnforcerState enforcer_before;  // advisory mode only: the clocks an unapplied tick keeps
   };
   std::vector<ModelWork> work(models);
   for (std::size_t m = 0; m < models; ++m) {
@@ -59,6 +60,7 @@ TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInpu
       views.push_back(std::move(learned.view));
       for (TickEvent& e : learned.events) w.learn_events.push_back(std::move(e));
     }
+    if (configs.decisions_await_approval) w.enforcer_before = w.model_slot->finisher.enforcer;
     Planned planned = policy.plan(std::move(*w.model_slot), model, views, config, time);
     *w.model_slot = std::move(planned.next);
     w.proposal = std::move(planned.proposal);
@@ -85,12 +87,13 @@ TickResult run_tick(FleetMemory memory, const TickPolicy& policy, const TickInpu
   // Each model settles on its own decisions, moved out and back rather than copied.
   out.decisions.reserve(allocated.decisions.size());
   auto next = allocated.decisions.begin();
-  for (const ModelProposal& p : proposals) {
-    const auto n = static_cast<std::ptrdiff_t>(p.decisions.size());
+  for (std::size_t m = 0; m < models; ++m) {
+    const auto n = static_cast<std::ptrdiff_t>(proposals[m].decisions.size());
     std::vector<Decision> mine(std::make_move_iterator(next), std::make_move_iterator(next + n));
     next += n;
-    ModelState& slot = memory.models[p.model];
-    slot = settle(std::move(slot), mine);
+    ModelState& slot = *work[m].model_slot;
+    slot = configs.decisions_await_approval ? settle_unapplied(std::move(slot), work[m].enforcer_before, mine)
+                                            : settle(std::move(slot), mine);
     std::move(mine.begin(), mine.end(), std::back_inserter(out.decisions));
   }
   out.events.reserve(out.events.size() + out.decisions.size());

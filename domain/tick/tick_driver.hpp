@@ -40,6 +40,9 @@ struct TickResult {
 struct TickConfigs {
   PolicyConfig fleet;
   std::map<ModelKey, PolicyConfig> models;
+  // Advisory mode: every decision awaits a person, so the models settle them unapplied
+  // (settle_unapplied in tick_policy.hpp).
+  bool decisions_await_approval = false;
 
   const PolicyConfig& for_model(const ModelKey& model) const;
 };

@@ -25,4 +25,18 @@ ModelState settle(ModelState state, const std::vector<Decision>& decisions) {
   return state;
 }
 
+ModelState settle_unapplied(ModelState state, const EnforcerState& before, const std::vector<Decision>& decisions) {
+  std::vector<Decision> holds = decisions;
+  for (Decision& d : holds) {
+    if (d.target_replicas == d.current_replicas) continue;
+    d.target_replicas = d.current_replicas;
+    const auto was = before.variants.find(d.variant);
+    const auto now = state.finisher.enforcer.variants.find(d.variant);
+    if (now != state.finisher.enforcer.variants.end()) {
+      now->second.last_change_s = was != before.variants.end() ? was->second.last_change_s : std::nullopt;
+    }
+  }
+  return settle(std::move(state), holds);
+}
+
 }  // namespace capstan

@@ -70,4 +70,12 @@ class TickPolicy {
 // metric guard's last good targets). `decisions` are the model's, in its variant order.
 ModelState settle(ModelState state, const std::vector<Decision>& decisions);
 
+// Advisory mode (`--connector advisory`): the decisions await a person and nothing they
+// ask for happens at this tick. The model settles each as a hold at the count it has
+// (the metric guard remembers that count), and its enforcer's clock of last change stays
+// where `before` (its enforcer state before this tick's plan) had it: a change that was
+// not made starts no cooldown, so the next tick decides on the fleet as it is and a
+// pending decision is not undone by a hold the cooldown alone caused.
+ModelState settle_unapplied(ModelState state, const EnforcerState& before, const std::vector<Decision>& decisions);
+
 }  // namespace capstan

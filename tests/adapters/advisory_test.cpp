@@ -184,6 +184,36 @@ TEST_CASE("advisory: without a bearer token the reviews are refused with 403, an
   check_error(call(acting.api, "GET", "/api/v1/decisions?pending=true", "", false), 409);
 }
 
+// Nothing changes until a person approves, so the model must not plan as if it had: an
+// unapproved scale-up that then counted as a change held the next scale-downs for the
+// cooldown, and a decision pending approval flipped to a hold and back. The fold of a
+// restart and replay settle the same way (the configuration records advisory mode).
+TEST_CASE("advisory: an unapproved change starts no cooldown, and replay verify reproduces the advisory run") {
+  const auto dir = testing::fresh_dir("advisory_unapplied");
+  const auto run = testing::run_binary("run --connector advisory --clock virtual --max-ticks 40 --trace " +
+                                           testing::example("azure_code_15min.csv") + " --fleet " +
+                                           testing::example("fleet.yaml") + " --data-dir " + dir.string() +
+                                           " --admin-bind 0 --metrics-bind-address 0 --health-probe-bind-address 0",
+                                       120);
+  INFO(run.stderr_text);
+  REQUIRE(run.exit_status == 0);
+  const auto timeline = testing::run_binary("replay timeline --data " + dir.string() + " --type decision --format json", 60);
+  REQUIRE(timeline.exit_status == 0);
+  std::size_t changes = 0, cooldowns = 0;
+  std::stringstream lines(timeline.stdout_text);
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    changes += j["target"] != j["current"];
+    cooldowns += j["reason_text"].get<std::string>().find("scale-down cooldown") != std::string::npos;
+  }
+  CHECK(changes > 0);
+  CHECK(cooldowns == 0);
+  const auto verify = testing::run_binary("replay verify --data " + dir.string(), 120);
+  INFO(verify.stdout_text);
+  CHECK(verify.exit_status == 0);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("advisory: a restart keeps the pending decisions, and replay timeline shows who approved what and why") {
   const auto dir = testing::fresh_dir("advisory_restart");
   const std::string common = " --trace " + testing::example("azure_code_15min.csv") + " --fleet " +

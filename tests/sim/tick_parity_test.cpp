@@ -16,6 +16,7 @@
 #include "domain/codec/state_codec.hpp"
 #include "domain/codec/tick_input_codec.hpp"
 #include "domain/policies/policy.hpp"
+#include "domain/tick/tick_driver.hpp"
 #include "sim/scenario.hpp"
 #include "sim/scenario_runner.hpp"
 #include "test_data.hpp"
@@ -227,6 +228,51 @@ TEST_CASE("A restore that fails leaves the states as they were") {
 // `sim_tests "[.redecide]"` runs it. Every recorded tick is decided again in order by
 // today's code; where a policy-tick's decisions differ, its line is rewritten with them
 // (reasons as code and text, as recorded), and every other line stays byte for byte.
+// Advisory mode (`capstan run --connector advisory`): nothing a decision asks for happens
+// until a person approves it, so a model must not plan its next tick as if it had. Run
+// applied, the recordings hold cooldown holds that the policies' own changes started;
+// run advisory on the same inputs, no change starts the enforcer's cooldown, so none
+// appears (a stabilization window's hold may: it looks back at recommendations), and
+// the metric guard remembers the count each variant has.
+TEST_CASE("Advisory mode settles decisions unapplied: an unmade change starts no cooldown and the guard keeps the count the variant has") {
+  std::size_t cooldowns_applied = 0, unapplied_changes = 0;
+  for (const Recorded& r : recordings()) {
+    for (const auto& [name, ticks] : r.ticks) {
+      auto policy = find_policy(name);
+      REQUIRE(policy.ok());
+      FleetMemory applied, advisory;
+      for (std::size_t t = 0; t < ticks.size(); ++t) {
+        INFO(r.name << " " << name << " tick " << t);
+        TickResult a = run_tick(std::move(applied), *policy.value(), ticks[t].input, TickConfigs{r.config, {}, false});
+        applied = std::move(a.next);
+        for (const Decision& d : a.decisions) cooldowns_applied += d.reason.kind() == "enforcer.cooldown";
+
+        const FleetMemory before = advisory;
+        TickResult b = run_tick(std::move(advisory), *policy.value(), ticks[t].input, TickConfigs{r.config, {}, true});
+        for (const Decision& d : b.decisions) {
+          INFO(d.variant << ": " << d.reason.text);
+          REQUIRE(d.reason.kind() != "enforcer.cooldown");
+          const ModelFinisherState& settled = b.next.models.at(d.model).finisher;
+          if (d.reason.code != ReasonCode::kMetricsMissing) {
+            REQUIRE(settled.last_good_target.at(d.variant) == d.current_replicas);
+          }
+          if (d.target_replicas == d.current_replicas) continue;
+          ++unapplied_changes;
+          VariantEnforcerState was;  // no entry: no change was ever made
+          if (before.models.count(d.model) && before.models.at(d.model).finisher.enforcer.variants.count(d.variant)) {
+            was = before.models.at(d.model).finisher.enforcer.variants.at(d.variant);
+          }
+          const auto now = settled.enforcer.variants.find(d.variant);
+          REQUIRE((now == settled.enforcer.variants.end() || now->second.last_change_s == was.last_change_s));
+        }
+        advisory = std::move(b.next);
+      }
+    }
+  }
+  CHECK(cooldowns_applied > 0);  // else the recordings cannot show the difference
+  CHECK(unapplied_changes > 0);
+}
+
 TEST_CASE("Re-decide the recorded ticks with the current code", "[.redecide]") {
   for (const Recorded& r : recordings()) {
     const std::string path = testing::data_path("ticks/" + r.name + ".jsonl");
