@@ -1,12 +1,15 @@
 // The admin API under load while the daemon ticks (issue 23, part 2): GET /api/v1/models
 // paced at a fixed rate (default 1,000 req/s) on one keep-alive Beast connection, while
-// run_daemon ticks 1,000 models x 1 variant (recorded_fleet.hpp, hybrid, virtual clock:
-// ticks back to back, the worst case for contention). Prints the latency percentiles,
+// run_daemon ticks 1,000 models x 1 variant (recorded_fleet.hpp, hybrid; by default on
+// the virtual clock, ticks back to back: both cores busy all the time, the worst case for
+// contention; with TICK_PERIOD_S > 0 on the wall clock, a 30 s tick every TICK_PERIOD_S
+// wall seconds, as a running daemon ticks but faster). Prints the latency percentiles,
 // the ticks' median wall time with the admin API and without it (the status the driver
 // loop keeps costs a read of the tick's events), and how many requests fell behind the
 // pace.
-// Run: build/bench/admin_bench [SECONDS] [REQUESTS_PER_SECOND] [TARGET]
-//      (default 10 s, 1000/s, /api/v1/models; e.g. "/api/v1/models?limit=100" for a page)
+// Run: build/bench/admin_bench [SECONDS] [REQUESTS_PER_SECOND] [TARGET] [TICK_PERIOD_S]
+//      (default 10 s, 1000/s, /api/v1/models, 0 = back to back; e.g.
+//      "/api/v1/models?limit=100" for a page, 1 for a tick every wall second)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -34,7 +37,7 @@ namespace {
 constexpr int kModels = 1000;
 
 actors::DaemonSetup daemon_setup(const std::vector<TickInput>& recorded, const std::filesystem::path& dir,
-                                 std::vector<Clock::time_point>& done) {
+                                 std::vector<double>& done_ms, double tick_period_s) {
   actors::DaemonSetup setup;
   setup.policy = hybrid_policy();
   setup.config.policy = "hybrid";
@@ -43,16 +46,16 @@ actors::DaemonSetup daemon_setup(const std::vector<TickInput>& recorded, const s
   setup.source = std::make_shared<bench::RecordedSource>(recorded, kModels, 1);
   setup.connector = std::make_shared<bench::AcceptingConnector>();
   setup.options.data_dir = dir.string();
-  setup.options.virtual_clock = true;
+  setup.options.virtual_clock = tick_period_s <= 0;
+  if (tick_period_s > 0) setup.options.speedup = setup.options.tick_s / tick_period_s;
   setup.options.fleet.timeouts.model_s = 60;
-  setup.on_tick = [&done](const actors::TickSummary&) { done.push_back(Clock::now()); };
+  setup.on_tick = [&done_ms](const actors::TickSummary& t) { done_ms.push_back(t.done_ms); };
   return setup;
 }
 
-double median_tick_ms(const std::vector<Clock::time_point>& done, std::size_t skip) {
-  std::vector<double> ms;
-  for (std::size_t i = skip + 1; i < done.size(); ++i)
-    ms.push_back(std::chrono::duration<double, std::milli>(done[i] - done[i - 1]).count());
+// The ticks' own wall time, start to done (TickSummary::done_ms), after the first `skip`.
+double median_tick_ms(const std::vector<double>& done_ms, std::size_t skip) {
+  std::vector<double> ms(done_ms.begin() + static_cast<std::ptrdiff_t>(std::min(skip, done_ms.size())), done_ms.end());
   std::sort(ms.begin(), ms.end());
   return ms.empty() ? 0 : ms[ms.size() / 2];
 }
@@ -67,15 +70,16 @@ int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::stod(argv[1]) : 10;
   const double rate = argc > 2 ? std::stod(argv[2]) : 1000;
   const std::string target = argc > 3 ? argv[3] : "/api/v1/models";
+  const double tick_period_s = argc > 4 ? std::stod(argv[4]) : 0;
   const std::vector<TickInput> recorded = bench::simulated_ticks();
   if (recorded.empty()) return 1;
   const auto dir = std::filesystem::temp_directory_path() / ("capstan_admin_bench_" + std::to_string(::getpid()));
 
   // Without the admin API: the ticks' own pace.
-  std::vector<Clock::time_point> plain;
+  std::vector<double> plain;
   {
     std::filesystem::remove_all(dir);
-    auto setup = daemon_setup(recorded, dir, plain);
+    auto setup = daemon_setup(recorded, dir, plain, 0);
     setup.options.max_ticks = 30;
     std::atomic<bool> stop{false};
     if (actors::run_daemon(std::move(setup), stop) != 0) return 1;
@@ -83,8 +87,8 @@ int main(int argc, char** argv) {
 
   // With it, under load.
   std::filesystem::remove_all(dir);
-  std::vector<Clock::time_point> loaded;
-  auto setup = daemon_setup(recorded, dir, loaded);
+  std::vector<double> loaded;
+  auto setup = daemon_setup(recorded, dir, loaded, tick_period_s);
   setup.status = std::make_shared<actors::DaemonStatus>(dir.string(), nlohmann::json{{"bench", true}});
   admin::AdminOptions options;
   options.api_bind = "127.0.0.1:0";
@@ -135,8 +139,11 @@ int main(int argc, char** argv) {
   std::filesystem::remove_all(dir);
 
   std::sort(latency_ms.begin(), latency_ms.end());
-  std::printf("GET %s (%d models, %zu bytes) at %.0f req/s for %.1f s while the daemon ticks %d models x 1 variant\n",
-              target.c_str(), kModels, bytes, static_cast<double>(latency_ms.size()) / elapsed, elapsed, kModels);
+  char pace[64] = "back to back";
+  if (tick_period_s > 0) std::snprintf(pace, sizeof pace, "a 30 s tick every %g s", tick_period_s);
+  std::printf("GET %s (%d models, %zu bytes) at %.0f req/s for %.1f s while the daemon ticks %d models x 1 variant, %s\n",
+              target.c_str(), kModels, bytes, static_cast<double>(latency_ms.size()) / elapsed, elapsed, kModels,
+              pace);
   std::printf("  latency p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms  (%zu requests, %zu started late)\n",
               percentile(latency_ms, 0.5), percentile(latency_ms, 0.9), percentile(latency_ms, 0.99),
               latency_ms.empty() ? 0 : latency_ms.back(), latency_ms.size(), late);
