@@ -9,7 +9,8 @@
 // (approve, reject) takes the decision out of the queue at once; it is recorded, and an
 // approved one applied, at the next tick, before that tick's own decisions are offered:
 // recording then keeps the store's events in time order, and nothing is applied
-// before its approval is durable. Plain state, no actor: testable alone.
+// before its approval is durable. A daemon that stops records them on its way out
+// (daemon.cpp), as its next tick would have. Plain state, no actor: testable alone.
 #pragma once
 
 #include <cstdint>

@@ -25,6 +25,26 @@ void wait_until(std::chrono::steady_clock::time_point deadline, const std::atomi
         deadline - std::chrono::steady_clock::now(), std::chrono::milliseconds(100)));
 }
 
+// Advisory: the reviews a person made since the last tick are recorded, and approved
+// decisions applied, before the daemon exits, as the next tick would have done: a stop
+// does not lose a person's word. Bounded by 3 s, so that SIGTERM still exits within 5 s.
+void record_last_reviews(caf::scoped_actor& self, const actuator_actor& actuator, const journal_actor& journal,
+                         double now_s, const DaemonSetup& setup) {
+  const auto limit = caf::duration{std::chrono::seconds(3)};
+  const auto failed = [&](caf::error& err) {
+    say(setup, "the reviews since the last tick could not be recorded: " + self->system().render(err));
+  };
+  self->request(actuator, limit, actuate_atom::value, ActuationRequest{{}, {}, now_s})
+      .receive(
+          [&](ActuationReport& report) {
+            if (report.results.empty()) return;
+            JournalBatch batch;
+            for (storage::ActuationRecorded& a : report.results) batch.events.push_back({0, now_s, std::move(a)});
+            self->request(journal, limit, append_atom::value, std::move(batch)).receive([](JournalAck&) {}, failed);
+          },
+          failed);
+}
+
 }  // namespace
 
 int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
@@ -95,6 +115,7 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
   // Tick k at k * tick_s: a restart continues after the last recorded tick.
   std::uint64_t k = static_cast<std::uint64_t>(std::llround(r.last_now_s / o.tick_s)) + 1;
   auto next_wall = std::chrono::steady_clock::now();
+  double last_now_s = r.last_now_s;  // the last tick's time, this run's or the store's
   for (std::uint64_t run = 0; !stop.load() && (o.max_ticks == 0 || run < o.max_ticks); ++run, ++k) {
     if (!o.virtual_clock) {
       wait_until(next_wall, stop);
@@ -108,6 +129,7 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
         .receive(
             [&](TickSummary& summary) {
               more = summary.more && !summary.last;
+              last_now_s = summary.now_s;
               if (summary.more && setup.on_tick) setup.on_tick(summary);
               if (summary.more && setup.status) setup.status->record_tick(summary, summary.events);
             },
@@ -119,6 +141,7 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
     if (!more) break;
   }
   if (setup.status) setup.status->detach_actuator();
+  if (o.actuator.advisory) record_last_reviews(self, actuator, journal, last_now_s, setup);
   self->send_exit(fleet, caf::exit_reason::user_shutdown);
   self->send_exit(collector, caf::exit_reason::user_shutdown);
   self->send_exit(journal, caf::exit_reason::user_shutdown);

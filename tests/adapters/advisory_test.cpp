@@ -214,6 +214,50 @@ TEST_CASE("advisory: an unapproved change starts no cooldown, and replay verify 
   std::filesystem::remove_all(dir);
 }
 
+// A person's review is recorded at the next tick; a daemon stopped before it records it
+// (and applies an approved decision) on the way out instead of losing it. The restarted
+// daemon here ticks at once and then not for an hour, so only the stop can record the
+// approval.
+TEST_CASE("advisory: a review made after the last tick is recorded when the daemon stops, and the approved decision applied") {
+  const auto dir = testing::fresh_dir("advisory_stop");
+  // 14 ticks: the restart's first tick (15) asks for a change, which then pends.
+  const auto first = testing::run_binary("run --connector advisory --clock virtual --max-ticks 14 --trace " +
+                                             testing::example("azure_code_15min.csv") + " --fleet " +
+                                             testing::example("fleet.yaml") + " --data-dir " + dir.string() +
+                                             " --admin-bind 0 --metrics-bind-address 0 --health-probe-bind-address 0",
+                                         120);
+  INFO(first.stderr_text);
+  REQUIRE(first.exit_status == 0);
+  const std::string token = token_file("advisory_stop_token");
+  nlohmann::json approved;
+  {
+    AdminDaemon d("advisory_stop_run", {"--connector", "advisory", "--admin-token-file", token, "--data-dir",
+                                        dir.string(), "--speedup", "0.01"});
+    d.wait_ready();  // the run's first tick, at once; the next is an hour away
+    approved = review_one(d.api, "approve", R"({"reason": "before the stop", "by": "dana"})");
+    REQUIRE_FALSE(approved.is_null());
+    CHECK(count_reviews(events(d.api, "decision_review"), "approved", approved["id"]) == 0);  // not yet
+    CHECK(d.process.terminate() == 0);
+  }
+  auto store = storage::EventStore::open_read_only(dir.string()).value();
+  std::size_t recorded = 0, applied = 0;
+  REQUIRE(store
+              ->for_each({}, [&](const storage::Event& e) {
+                if (const auto* r = std::get_if<storage::DecisionReviewed>(&e.payload))
+                  recorded += r->action == "approved" && r->decision_seq == approved["id"].get<std::uint64_t>() &&
+                              r->by == "dana";
+                if (const auto* a = std::get_if<storage::ActuationRecorded>(&e.payload))
+                  applied += a->status == "applied" && a->variant.variant == approved["variant"] &&
+                             a->target == approved["target_replicas"].get<int>();
+                return true;
+              })
+              .ok());
+  CHECK(recorded == 1);
+  CHECK(applied == 1);
+  std::filesystem::remove(token);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("advisory: a restart keeps the pending decisions, and replay timeline shows who approved what and why") {
   const auto dir = testing::fresh_dir("advisory_restart");
   const std::string common = " --trace " + testing::example("azure_code_15min.csv") + " --fleet " +
