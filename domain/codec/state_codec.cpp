@@ -1,5 +1,7 @@
 #include "domain/codec/state_codec.hpp"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -208,9 +210,9 @@ std::optional<TrafficForecastState> read_forecast(const FieldReader& r) {
 }
 
 // A queue model's learned parameters as one array of numbers:
-//   [alpha, beta, gamma, covariance (9, row-major), min alpha, beta, gamma,
+//   [alpha, beta, gamma, covariance (covariance_record: 6 or 9), min alpha, beta, gamma,
 //    max alpha, beta, gamma, accepted_updates, rejected_updates, consecutive_rejections]
-constexpr std::size_t kTunerNumbers = 21;
+constexpr std::size_t kTunerNumbersBesidesCovariance = 12;
 
 json encode_tuner_numbers(const std::optional<TunerState>& t) {
   if (!t) return json();
@@ -218,7 +220,7 @@ json encode_tuner_numbers(const std::optional<TunerState>& t) {
   for (const ServiceParams* p : {&t->params}) {
     for (double v : {p->alpha_ms, p->beta_ms, p->gamma_ms}) out.push_back(encode_number(v));
   }
-  for (double v : t->covariance) out.push_back(encode_number(v));
+  for (double v : covariance_record(t->covariance)) out.push_back(encode_number(v));
   for (const ServiceParams* p : {&t->min_params, &t->max_params}) {
     for (double v : {p->alpha_ms, p->beta_ms, p->gamma_ms}) out.push_back(encode_number(v));
   }
@@ -230,14 +232,18 @@ json encode_tuner_numbers(const std::optional<TunerState>& t) {
 
 std::optional<TunerState> read_tuner_numbers(const FieldReader& r) {
   if (r.is_null()) return std::nullopt;
-  expect_size(r, kTunerNumbers,
-              "[alpha, beta, gamma, covariance (9), min alpha, beta, gamma, max alpha, beta, gamma, "
-              "accepted_updates, rejected_updates, consecutive_rejections]");
+  const std::size_t covariance_numbers = r.size() - std::min(r.size(), kTunerNumbersBesidesCovariance);
+  if (covariance_numbers != 6 && covariance_numbers != 9) {
+    r.fail("must be [alpha, beta, gamma, covariance (upper triangle, 6, or all 9), min alpha, beta, gamma, "
+           "max alpha, beta, gamma, accepted_updates, rejected_updates, consecutive_rejections]");
+  }
   TunerState t;
   std::size_t i = 0;
   const auto next = [&] { return r.at(i++).number(); };
   for (ServiceParams* p : {&t.params}) *p = {next(), next(), next()};
-  for (double& c : t.covariance) c = next();
+  std::array<double, 9> covariance{};
+  for (std::size_t k = 0; k < covariance_numbers; ++k) covariance[k] = next();
+  t.covariance = *covariance_from_record(std::span(covariance).first(covariance_numbers));
   for (ServiceParams* p : {&t.min_params, &t.max_params}) *p = {next(), next(), next()};
   t.accepted_updates = static_cast<long>(r.at(i++).integer());
   t.rejected_updates = static_cast<long>(r.at(i++).integer());
@@ -320,6 +326,33 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
 
 }  // namespace
 
+// The upper triangle of a row-major 3x3 matrix, row by row.
+constexpr std::array<std::size_t, 6> kUpperTriangle{0, 1, 2, 4, 5, 8};
+
+std::vector<double> covariance_record(const std::array<double, 9>& c) {
+  const auto bits = [](double v) { return std::bit_cast<std::uint64_t>(v); };
+  if (bits(c[1]) != bits(c[3]) || bits(c[2]) != bits(c[6]) || bits(c[5]) != bits(c[7])) {
+    return {c.begin(), c.end()};
+  }
+  std::vector<double> out;
+  for (std::size_t i : kUpperTriangle) out.push_back(c[i]);
+  return out;
+}
+
+std::optional<std::array<double, 9>> covariance_from_record(std::span<const double> recorded) {
+  std::array<double, 9> c{};
+  if (recorded.size() == 9) {
+    std::copy(recorded.begin(), recorded.end(), c.begin());
+    return c;
+  }
+  if (recorded.size() != kUpperTriangle.size()) return std::nullopt;
+  for (std::size_t k = 0; k < kUpperTriangle.size(); ++k) {
+    const std::size_t i = kUpperTriangle[k];
+    c[i] = c[(i % 3) * 3 + i / 3] = recorded[k];
+  }
+  return c;
+}
+
 const char* memory_kind(const PolicyMemory& memory) {
   static constexpr const char* kKinds[] = {"none", "fixed", "hybrid", "erlang", "saturation-token",
                                            "hpa", "load", "throughput"};
@@ -380,7 +413,8 @@ json encode_fleet_memory(const std::string& policy, const FleetMemory& memory) {
 Result<FleetMemory> decode_fleet_memory(const std::string& policy, const json& j) {
   return decode_with<FleetMemory>(policy + " policy state", [&] {
     const FieldReader r(j, "");
-    if (r.at("schema").integer() != kOldestStateSchema) expect_schema(r, kStateSchema);
+    const long long schema = r.at("schema").integer();
+    if (schema < kOldestStateSchema || schema > kStateSchema) expect_schema(r, kStateSchema);
     const FieldReader name = r.at("policy");
     if (name.string() != policy) name.fail("is another policy's state");
     FleetMemory out;

@@ -12,7 +12,11 @@
 // decoder builds a whole new value or none.
 #pragma once
 
+#include <array>
+#include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -25,7 +29,10 @@ namespace capstan {
 // a variant's state within 2 KiB).
 // 3: hybrid's correction of learned capacities by measured latency (issue 22); a state of
 // schema 2 is read as one with no correction.
-inline constexpr int kStateSchema = 3;
+// 4: the forward-pass regression's window by column, its per-request decode lengths as
+// request counts and prefill_per_iter as where the samples' prefill column starts
+// (forward_pass_regression.hpp's record; issue 19); states of schema 2 and 3 are read too.
+inline constexpr int kStateSchema = 4;
 inline constexpr int kOldestStateSchema = 2;
 
 nlohmann::json encode_fleet_memory(const std::string& policy, const FleetMemory& memory);
@@ -38,6 +45,12 @@ class FieldReader;
 VariantMemory read_variant_memory(const FieldReader& r);
 // `policy`: the policy whose memory the state must hold (or none).
 ModelState read_model_state(const FieldReader& r, const std::string& policy);
+
+// A tuner's covariance (row-major 3x3) as recorded: its upper triangle (6 numbers) when
+// it is symmetric bit for bit, as the filter keeps it, else all 9; and back.
+std::vector<double> covariance_record(const std::array<double, 9>& covariance);
+// Empty unless `recorded` holds 6 or 9 numbers.
+std::optional<std::array<double, 9>> covariance_from_record(std::span<const double> recorded);
 
 // The name a PolicyMemory alternative is recorded under.
 const char* memory_kind(const PolicyMemory& memory);

@@ -229,24 +229,31 @@ void write_itl_evidence(MsgpackWriter& w, const ItlEvidence& e) {
   }
 }
 
+// forward_pass_regression.hpp's record.
 void write_regression(MsgpackWriter& w, const RegressionState& s) {
-  w.map(5);
+  const RegressionRecord r = record_of(s);
+  w.map(7);
+  w.string("decode_kv_steps");
+  w.boolean(r.decode_kv_steps);
   w.string("decode_length");
-  write_numbers(w, s.decode_length);
+  write_numbers(w, r.decode_length_before);
   w.string("prefill_per_iter");
-  write_numbers(w, s.prefill_per_iter);
+  write_numbers(w, r.prefill_per_iter_before);
+  w.string("prefill_per_iter_from");
+  w.unsigned_integer(r.prefill_per_iter_from);
   w.string("prompt_tokens");
   write_numbers(w, s.prompt_tokens);
   w.string("role");
   w.string(to_string(s.role));
-  w.string("samples");
+  w.string("sample_columns");
+  w.array(4);
   w.array(s.samples.size());
-  for (const IterationSample& x : s.samples) {
-    w.array(3);
-    w.number(x.prefill_tokens);
-    w.number(x.decode_kv_tokens);
-    w.number(x.wall_time_ms);
-  }
+  for (const IterationSample& x : s.samples) w.number(x.prefill_tokens);
+  write_numbers(w, r.decode_kv_column);
+  w.array(s.samples.size());
+  for (const IterationSample& x : s.samples) w.number(x.wall_time_ms);
+  w.array(r.decode_requests.size());
+  for (std::uint64_t n : r.decode_requests) w.unsigned_integer(n);
 }
 
 void write_split(MsgpackWriter& w, const SplitSizingState& s) {
@@ -370,9 +377,10 @@ void write_memory(MsgpackWriter& w, const ThroughputMemory& m) {
     w.string("tuner");
     if (s.tuner) {
       const TunerState& t = *s.tuner;
-      w.array(21);
+      const std::vector<double> covariance = covariance_record(t.covariance);
+      w.array(12 + covariance.size());
       for (double v : {t.params.alpha_ms, t.params.beta_ms, t.params.gamma_ms}) w.number(v);
-      for (double v : t.covariance) w.number(v);
+      for (double v : covariance) w.number(v);
       for (const ServiceParams* p : {&t.min_params, &t.max_params}) {
         for (double v : {p->alpha_ms, p->beta_ms, p->gamma_ms}) w.number(v);
       }
@@ -687,27 +695,41 @@ ItlEvidence read_itl_evidence(MsgpackReader& r) {
 
 RegressionState read_regression(MsgpackReader& r) {
   RegressionState s;
-  r.map(5);
+  RegressionRecord record;
+  const auto count = [&] {
+    const std::int64_t n = r.integer();
+    if (n < 0) throw MsgpackMismatch();
+    return static_cast<std::uint64_t>(n);
+  };
+  r.map(7);
+  r.key("decode_kv_steps");
+  record.decode_kv_steps = r.boolean();
   r.key("decode_length");
-  s.decode_length = read_numbers<std::vector<double>>(r);
+  record.decode_length_before = read_numbers<std::vector<double>>(r);
   r.key("prefill_per_iter");
-  s.prefill_per_iter = read_numbers<std::vector<double>>(r);
+  record.prefill_per_iter_before = read_numbers<std::vector<double>>(r);
+  r.key("prefill_per_iter_from");
+  record.prefill_per_iter_from = count();
   r.key("prompt_tokens");
   s.prompt_tokens = read_numbers<std::vector<double>>(r);
   r.key("role");
   if (!parse_role(std::string(r.string()), s.role)) throw MsgpackMismatch();
-  r.key("samples");
+  r.key("sample_columns");
+  r.array(4);
   const std::size_t n = r.array();
-  s.samples.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    r.array(3);
-    IterationSample x;
-    x.prefill_tokens = r.number();
-    x.decode_kv_tokens = r.number();
-    x.wall_time_ms = r.number();
-    s.samples.push_back(x);
-  }
-  return s;
+  s.samples.resize(n);
+  for (IterationSample& x : s.samples) x.prefill_tokens = r.number();
+  r.array(n);
+  record.decode_kv_column.resize(n);
+  for (double& v : record.decode_kv_column) v = r.number();
+  r.array(n);
+  for (IterationSample& x : s.samples) x.wall_time_ms = r.number();
+  r.array(n);
+  record.decode_requests.resize(n);
+  for (std::uint64_t& requests : record.decode_requests) requests = count();
+  auto rebuilt = from_record(std::move(s), record);
+  if (!rebuilt.ok()) throw MsgpackMismatch();  // the JSON reader names the field
+  return std::move(rebuilt).value();
 }
 
 SplitSizingState read_split(MsgpackReader& r) {
@@ -841,9 +863,12 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
       r.key("tuner");
       s.tuner = read_optional<TunerState>(r, [&] {
         TunerState t;
-        r.array(21);
+        const std::size_t n = r.array();
+        if (n != 18 && n != 21) throw MsgpackMismatch();
         for (ServiceParams* p : {&t.params}) *p = {r.number(), r.number(), r.number()};
-        for (double& c : t.covariance) c = r.number();
+        std::array<double, 9> covariance{};
+        for (std::size_t k = 0; k < n - 12; ++k) covariance[k] = r.number();
+        t.covariance = *covariance_from_record(std::span(covariance).first(n - 12));
         for (ServiceParams* p : {&t.min_params, &t.max_params}) *p = {r.number(), r.number(), r.number()};
         t.accepted_updates = r.integer();
         t.rejected_updates = r.integer();

@@ -1,8 +1,9 @@
 #include "domain/model/forward_pass_regression.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
-#include <stdexcept>
+#include <string>
 
 
 namespace capstan {
@@ -27,6 +28,15 @@ double mean(const std::vector<double>& values) {
 }
 
 bool usable(double v) { return std::isfinite(v) && v >= 0; }
+
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+
+// The request count n with tokens / n equal to `average` bit for bit, or 0 when none is.
+std::uint64_t requests_behind(double tokens, double average) {
+  const double n = average > 0 ? std::round(tokens / average) : 1;
+  if (!(n >= 1 && n < 0x1p32) || !same_bits(tokens / n, average)) return 0;
+  return static_cast<std::uint64_t>(n);
+}
 
 // Features of a sample for the state's role.
 std::pair<double, double> features(Role role, const IterationSample& s) {
@@ -180,6 +190,73 @@ EngineRate decode_engine_rate(const WallTimeFit& fit, double itl_target_ms, doub
   return {lo / (output_tokens * itl / 1000.0), itl, lo};
 }
 
+RegressionRecord record_of(const RegressionState& s) {
+  RegressionRecord r;
+  r.decode_kv_steps = true;
+  double previous = 0;
+  for (const IterationSample& x : s.samples) {
+    const double step = x.decode_kv_tokens - previous;
+    r.decode_kv_steps = r.decode_kv_steps && same_bits(previous + step, x.decode_kv_tokens);
+    r.decode_kv_column.push_back(step);
+    previous = x.decode_kv_tokens;
+  }
+  if (!r.decode_kv_steps) {
+    for (std::size_t i = 0; i < s.samples.size(); ++i) r.decode_kv_column[i] = s.samples[i].decode_kv_tokens;
+  }
+  // Newest first: each sample takes the newest average not yet taken when its tokens
+  // give it; the averages no sample gives are older than the samples' (or came from
+  // a heartbeat), and are kept as they are.
+  std::vector<std::uint64_t> counts(s.samples.size(), 0);
+  std::size_t left = s.decode_length.size();
+  for (std::size_t i = s.samples.size(); i-- > 0 && left > 0;) {
+    counts[i] = requests_behind(s.samples[i].decode_kv_tokens, s.decode_length[left - 1]);
+    if (counts[i] > 0) --left;
+  }
+  r.decode_length_before.assign(s.decode_length.begin(), s.decode_length.begin() + static_cast<std::ptrdiff_t>(left));
+  r.decode_requests = std::move(counts);
+  // prefill_per_iter ends with the samples' prefill column unless a heartbeat came since.
+  std::size_t matched = 0;
+  while (matched < s.samples.size() && matched < s.prefill_per_iter.size() &&
+         same_bits(s.samples[s.samples.size() - 1 - matched].prefill_tokens,
+                   s.prefill_per_iter[s.prefill_per_iter.size() - 1 - matched])) {
+    ++matched;
+  }
+  r.prefill_per_iter_before.assign(s.prefill_per_iter.begin(),
+                                   s.prefill_per_iter.end() - static_cast<std::ptrdiff_t>(matched));
+  r.prefill_per_iter_from = s.samples.size() - matched;
+  return r;
+}
+
+Result<RegressionState> from_record(RegressionState s, const RegressionRecord& r) {
+  const std::size_t n = s.samples.size();
+  if (r.decode_kv_column.size() != n) {
+    return invalid_argument("sample_columns must be columns of one length, got " + std::to_string(n) +
+                            " prefill_tokens and " + std::to_string(r.decode_kv_column.size()) + " decode_kv_tokens");
+  }
+  double previous = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    s.samples[i].decode_kv_tokens = r.decode_kv_steps ? previous + r.decode_kv_column[i] : r.decode_kv_column[i];
+    previous = s.samples[i].decode_kv_tokens;
+  }
+  if (r.decode_requests.size() != n) {
+    return invalid_argument("sample_columns' decode_requests must hold one count per sample (" + std::to_string(n) + "), got " +
+                            std::to_string(r.decode_requests.size()));
+  }
+  if (r.prefill_per_iter_from > n) {
+    return invalid_argument("prefill_per_iter_from must be at most the number of samples (" + std::to_string(n) +
+                            "), got " + std::to_string(r.prefill_per_iter_from));
+  }
+  s.decode_length = r.decode_length_before;
+  for (std::size_t i = 0; i < r.decode_requests.size(); ++i) {
+    if (r.decode_requests[i] > 0) {
+      s.decode_length.push_back(s.samples[i].decode_kv_tokens / static_cast<double>(r.decode_requests[i]));
+    }
+  }
+  s.prefill_per_iter = r.prefill_per_iter_before;
+  for (std::size_t i = r.prefill_per_iter_from; i < n; ++i) s.prefill_per_iter.push_back(s.samples[i].prefill_tokens);
+  return s;
+}
+
 void to_json(nlohmann::json& j, const RegressionConfig& c) {
   j = {{"max_samples", c.max_samples}, {"min_observations", c.min_observations}};
 }
@@ -196,20 +273,63 @@ void from_json(const nlohmann::json& j, IterationSample& s) {
 }
 
 void to_json(nlohmann::json& j, const RegressionState& s) {
-  j = {{"role", to_string(s.role)},
-       {"samples", s.samples},
-       {"prompt_tokens", s.prompt_tokens},
-       {"decode_length", s.decode_length},
-       {"prefill_per_iter", s.prefill_per_iter}};
-}
-void from_json(const nlohmann::json& j, RegressionState& s) {
-  if (!parse_role(j.at("role").get<std::string>(), s.role)) {
-    throw std::invalid_argument("unknown role " + j.at("role").dump());
+  RegressionRecord r = record_of(s);
+  nlohmann::json columns = nlohmann::json::array({nlohmann::json::array(), std::move(r.decode_kv_column),
+                                                   nlohmann::json::array(), std::move(r.decode_requests)});
+  for (const IterationSample& x : s.samples) {
+    columns[0].push_back(x.prefill_tokens);
+    columns[2].push_back(x.wall_time_ms);
   }
-  s.samples = j.at("samples").get<std::vector<IterationSample>>();
-  s.prompt_tokens = j.at("prompt_tokens").get<std::vector<double>>();
-  s.decode_length = j.at("decode_length").get<std::vector<double>>();
-  s.prefill_per_iter = j.at("prefill_per_iter").get<std::vector<double>>();
+  j = {{"role", to_string(s.role)},
+       {"sample_columns", std::move(columns)},
+       {"decode_kv_steps", r.decode_kv_steps},
+       {"prompt_tokens", s.prompt_tokens},
+       {"decode_length", std::move(r.decode_length_before)},
+       {"prefill_per_iter", std::move(r.prefill_per_iter_before)},
+       {"prefill_per_iter_from", r.prefill_per_iter_from}};
+}
+
+void from_json(const nlohmann::json& j, RegressionState& s) {
+  const auto fail = [&](const std::string& why) {
+    throw nlohmann::json::other_error::create(501, "regression: " + why, &j);
+  };
+  const auto count = [&](const nlohmann::json& n, const char* field) {
+    if (!n.is_number_unsigned() && !(n.is_number_integer() && n.get<std::int64_t>() >= 0)) {
+      fail(std::string(field) + ": " + n.dump() + " is not an integer >= 0");
+    }
+    return n.get<std::uint64_t>();
+  };
+  RegressionState out;
+  const std::string role = j.at("role").get<std::string>();
+  if (!parse_role(role, out.role)) fail("role \"" + role + "\" is not a role");
+  out.prompt_tokens = j.at("prompt_tokens").get<std::vector<double>>();
+  if (j.contains("samples")) {  // schema 3: every series in full
+    out.samples = j.at("samples").get<std::vector<IterationSample>>();
+    out.decode_length = j.at("decode_length").get<std::vector<double>>();
+    out.prefill_per_iter = j.at("prefill_per_iter").get<std::vector<double>>();
+    s = std::move(out);
+    return;
+  }
+  const nlohmann::json& columns = j.at("sample_columns");
+  if (!columns.is_array() || columns.size() != 4 || !columns[3].is_array()) {
+    fail("sample_columns must be [[prefill_tokens...], [decode_kv_tokens...], [wall_time_ms...], "
+         "[decode_requests...]]");
+  }
+  const auto prefill = columns[0].get<std::vector<double>>(), wall = columns[2].get<std::vector<double>>();
+  if (wall.size() != prefill.size()) fail("sample_columns must be columns of one length");
+  for (std::size_t i = 0; i < prefill.size(); ++i) out.samples.push_back({prefill[i], 0, wall[i]});
+  RegressionRecord r;
+  const nlohmann::json& steps = j.at("decode_kv_steps");
+  if (!steps.is_boolean()) fail("decode_kv_steps must be true or false, got " + steps.dump());
+  r.decode_kv_steps = steps.get<bool>();
+  r.decode_kv_column = columns[1].get<std::vector<double>>();
+  for (const nlohmann::json& n : columns[3]) r.decode_requests.push_back(count(n, "decode_requests"));
+  r.decode_length_before = j.at("decode_length").get<std::vector<double>>();
+  r.prefill_per_iter_before = j.at("prefill_per_iter").get<std::vector<double>>();
+  r.prefill_per_iter_from = count(j.at("prefill_per_iter_from"), "prefill_per_iter_from");
+  auto rebuilt = from_record(std::move(out), r);
+  if (!rebuilt.ok()) fail(rebuilt.error().message);
+  s = std::move(rebuilt.value());
 }
 
 void to_json(nlohmann::json& j, const WallTimeFit& f) {

@@ -14,6 +14,8 @@
 // solution, as sklearn's LinearRegression does. State is a plain value with JSON.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -115,6 +117,43 @@ EngineRate prefill_engine_rate(const WallTimeFit& fit, double input_tokens,
 // target (b = 1 when none does); rps = b / (output_tokens x ITL), Little's law.
 EngineRate decode_engine_rate(const WallTimeFit& fit, double itl_target_ms, double context_tokens,
                               double output_tokens, int max_batch);
+
+// ---- The recorded form of a RegressionState (state schema 4) ----
+//
+// Most of a saved state's bytes (issue 19: a variant's state within 2 KiB) are the
+// window's, and most decode lengths are a sample's decode KV tokens divided by a count
+// of requests; prefill_per_iter is mostly the samples' prefill column. So the record
+// keeps the samples by column, with that count as a fourth, and of those two series
+// only what the samples do not give. Decode KV tokens grow by about one per decoding
+// request from one iteration to the next, so they are kept as those steps (a byte
+// each, where a count of thousands takes three) when the steps give them back exactly:
+//   {"role": "both",
+//    "sample_columns": [[prefill_tokens...], [decode_kv_tokens...], [wall_time_ms...],
+//                       [decode_requests...]],   decode_kv_tokens / decode_requests is
+//                                                the sample's decode length, 0: none
+//    "decode_kv_steps": true: the decode_kv_tokens column holds each sample's less the
+//                       one before it (the first's less 0),
+//    "decode_length": [the values older than the samples'],
+//    "prefill_per_iter": [the values older than the samples'],
+//    "prefill_per_iter_from": k, the sample whose prefill tokens are the next values,
+//    "prompt_tokens": [...]}
+// The writer derives the steps, the counts and k from the state such that the reader
+// rebuilds every double bit for bit (record_of). Schema 3's record, "samples" as
+// [prefill_tokens, decode_kv_tokens, wall_time_ms] per sample and every series in full,
+// is read too.
+struct RegressionRecord {
+  bool decode_kv_steps = false;
+  std::vector<double> decode_kv_column;           // the steps, or the samples' values
+  std::vector<std::uint64_t> decode_requests;     // one per sample
+  std::vector<double> decode_length_before;       // the values older than the samples'
+  std::vector<double> prefill_per_iter_before;
+  std::size_t prefill_per_iter_from = 0;
+};
+
+RegressionRecord record_of(const RegressionState& state);
+// The samples' decode KV tokens and the two series rebuilt from the samples (their
+// other columns) and a record; an Error names the field at fault.
+Result<RegressionState> from_record(RegressionState with_samples, const RegressionRecord& record);
 
 void to_json(nlohmann::json& j, const RegressionConfig& c);
 void from_json(const nlohmann::json& j, RegressionConfig& c);

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -161,6 +162,106 @@ TEST_CASE("a fitted ARIMA forecaster is read straight from MessagePack as the JS
   REQUIRE(slow.ok());
   CHECK(encode_fleet_memory("throughput", fast.value()) == encode_fleet_memory("throughput", slow.value()));
   CHECK(encode_fleet_memory_msgpack("throughput", fast.value()) == bytes);
+}
+
+}  // namespace capstan
+
+namespace capstan {
+
+TEST_CASE("a state saved under schema 3 restores to the state a run of this build holds, and decides on the same") {
+  for (const auto& [recording, policy_name] : {std::pair{"budget", "throughput"}, std::pair{"budget", "load"},
+                                                std::pair{"disagg", "hybrid"}, std::pair{"disagg", "throughput"}}) {
+    INFO(recording << " " << policy_name);
+    const json old = testing::load_json(std::string("state/schema3-") + recording + "-" + policy_name + ".json");
+    REQUIRE(old.at("schema") == 3);
+    const std::vector<TickInput> inputs = recorded_inputs(recording);
+    constexpr std::size_t kSavedAfter = 10;
+    DrivenPolicy whole(find_policy(policy_name).value(), PolicyConfig{});
+    for (std::size_t t = 0; t < kSavedAfter; ++t) whole.tick(inputs[t]);
+    DrivenPolicy from_json(find_policy(policy_name).value(), PolicyConfig{});
+    REQUIRE(from_json.restore_state(old).ok());
+    DrivenPolicy from_msgpack(find_policy(policy_name).value(), PolicyConfig{});
+    REQUIRE(from_msgpack.restore_state_msgpack(json::to_msgpack(old)).ok());
+    CHECK(from_json.save_state_msgpack() == whole.save_state_msgpack());
+    CHECK(from_msgpack.save_state_msgpack() == whole.save_state_msgpack());
+    for (std::size_t t = kSavedAfter; t < inputs.size(); ++t) {
+      INFO("tick " << t);
+      const auto decided = whole.tick(inputs[t]);
+      CHECK(from_json.tick(inputs[t]) == decided);
+      CHECK(from_msgpack.tick(inputs[t]) == decided);
+    }
+  }
+}
+
+}  // namespace capstan
+
+namespace capstan {
+
+namespace {
+
+// Throughput's state after the budget recording, as a document.
+json throughput_state() {
+  DrivenPolicy policy(find_policy("throughput").value(), PolicyConfig{});
+  for (const TickInput& in : recorded_inputs("budget")) policy.tick(in);
+  return policy.save_state();
+}
+
+}  // namespace
+
+TEST_CASE("a malformed regression record in a MessagePack state is refused naming the field, and the state kept") {
+  const json valid = throughput_state();
+  DrivenPolicy policy(find_policy("throughput").value(), PolicyConfig{});
+  REQUIRE(policy.restore_state(valid).ok());
+  const std::vector<std::uint8_t> before = policy.save_state_msgpack();
+  const std::string variant = valid["models"][0]["policy"]["variants"].begin().key();
+  const std::string path = "models[0].policy.variants." + variant + ".load";
+  const auto refusal = [&](const std::string& field, const json& value) {
+    json doc = valid;
+    doc[json::json_pointer("/models/0/policy/variants/" + variant + "/load/regression" + field)] = value;
+    const auto refused = policy.restore_state_msgpack(json::to_msgpack(doc));
+    REQUIRE_FALSE(refused.ok());
+    return refused.error().message;
+  };
+  CHECK_THAT(refusal("/sample_columns/3", {1}),
+             Catch::Contains(path) && Catch::Contains("decode_requests must hold one count per sample"));
+  CHECK_THAT(refusal("/sample_columns/3/0", -1),
+             Catch::Contains(path) && Catch::Contains("decode_requests: -1 is not an integer >= 0"));
+  CHECK_THAT(refusal("/prefill_per_iter_from", 1000),
+             Catch::Contains(path) && Catch::Contains("prefill_per_iter_from must be at most"));
+  CHECK_THAT(refusal("/sample_columns", json::array()), Catch::Contains(path) && Catch::Contains("sample_columns must be"));
+  CHECK(policy.save_state_msgpack() == before);
+}
+
+TEST_CASE("throughput's tuner keeps a symmetric covariance's upper triangle only, any other in full, both read back") {
+  FleetMemory memory = decode_fleet_memory("throughput", throughput_state()).value();
+  auto& variants = std::get<ThroughputMemory>(memory.models.begin()->second.policy).variants;
+  ThroughputVariantState& variant = variants.begin()->second;
+  REQUIRE(variant.tuner.has_value());
+  const std::string path = "models[0].policy.variants." + variants.begin()->first + ".tuner";
+  const auto tuner_numbers = [&] {
+    return encode_fleet_memory("throughput", memory)["models"][0]["policy"]["variants"][variants.begin()->first]["tuner"];
+  };
+  const auto round_trips = [&] {
+    const std::vector<std::uint8_t> bytes = encode_fleet_memory_msgpack("throughput", memory);
+    CHECK(bytes == json::to_msgpack(encode_fleet_memory("throughput", memory)));
+    const auto read = decode_fleet_memory_msgpack("throughput", bytes);
+    REQUIRE(read.ok());
+    const TunerState& t = *std::get<ThroughputMemory>(read->models.begin()->second.policy).variants.begin()->second.tuner;
+    for (std::size_t i = 0; i < 9; ++i) CHECK(testing::bits(t.covariance[i]) == testing::bits(variant.tuner->covariance[i]));
+    CHECK(encode_fleet_memory_msgpack("throughput", read.value()) == bytes);
+  };
+  variant.tuner->covariance = {0.5, testing::kPointThree, -0.0, testing::kPointThree, 2, 1e-300, -0.0, 1e-300, 3};
+  CHECK(tuner_numbers().size() == 18);
+  round_trips();
+  variant.tuner->covariance[6] = 0.0;  // -0 above the diagonal, +0 below: not symmetric bit for bit
+  CHECK(tuner_numbers().size() == 21);
+  round_trips();
+
+  json doc = encode_fleet_memory("throughput", memory);
+  doc["models"][0]["policy"]["variants"][variants.begin()->first]["tuner"].erase(0);
+  const auto refused = decode_fleet_memory_msgpack("throughput", json::to_msgpack(doc));
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains(path) && Catch::Contains("covariance (upper triangle, 6, or all 9)"));
 }
 
 }  // namespace capstan

@@ -1,7 +1,11 @@
 #include "domain/model/forward_pass_regression.hpp"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -163,4 +167,122 @@ TEST_CASE("Regression state survives a JSON round trip bit for bit") {
   const RegressionState s = model("DC-A");
   const auto back = nlohmann::json::parse(nlohmann::json(s).dump()).get<RegressionState>();
   CHECK(back == s);
+}
+
+namespace {
+
+std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+
+std::vector<std::uint64_t> bits(const std::vector<double>& values) {
+  std::vector<std::uint64_t> out;
+  for (double v : values) out.push_back(bits(v));
+  return out;
+}
+
+void check_same_bits(const RegressionState& read, const RegressionState& written) {
+  CHECK(read.role == written.role);
+  REQUIRE(read.samples.size() == written.samples.size());
+  for (std::size_t i = 0; i < read.samples.size(); ++i) {
+    CHECK(bits(read.samples[i].prefill_tokens) == bits(written.samples[i].prefill_tokens));
+    CHECK(bits(read.samples[i].decode_kv_tokens) == bits(written.samples[i].decode_kv_tokens));
+    CHECK(bits(read.samples[i].wall_time_ms) == bits(written.samples[i].wall_time_ms));
+  }
+  CHECK(bits(read.prompt_tokens) == bits(written.prompt_tokens));
+  CHECK(bits(read.decode_length) == bits(written.decode_length));
+  CHECK(bits(read.prefill_per_iter) == bits(written.prefill_per_iter));
+}
+
+RegressionState through_json_text(const RegressionState& s) {
+  return nlohmann::json::parse(nlohmann::json(s).dump()).get<RegressionState>();
+}
+
+// A window of 6 that has turned over, with decode lengths older than its samples (its
+// prefill-only iterations added none), decode lengths of 3 and 7 requests and of an
+// empty context, and an idle heartbeat that scheduled a prompt.
+RegressionState turned_over_window() {
+  RegressionConfig config;
+  config.max_samples = 6;
+  RegressionState s{Role::kBoth, {}, {}, {}, {}};
+  const IterationReport reports[] = {
+      // wall_time_ms, prefill_tokens, prefill_requests, decode_kv_tokens, decode_requests
+      {12.5, 800, 2, 0, 0},   {0.1 + 0.2, 0, 0, 1000, 3}, {7.25, 0, 0, 1001, 3}, {9.75, 33, 1, 2002, 7},
+      {0, 5, 1, 0, 0},        {8.5, 0, 0, 2005, 7},       {6.0, 900, 1, 0, 0},    {6.5, 950, 1, 0, 0},
+      {8.25, 0, 0, 2011, 7},  {8.0, 0, 0, 0, 1}};
+  for (const IterationReport& r : reports) s = observe(std::move(s), r, config);
+  REQUIRE(s.samples.size() == 6);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("The regression's record gives each decode length as a request count and prefill_per_iter as the samples'") {
+  const RegressionState s = turned_over_window();
+  const RegressionRecord r = record_of(s);
+  // Samples (prefill, decode KV): (33, 2002), (0, 2005), (900, 0), (950, 0), (0, 2011), (0, 0).
+  CHECK(r.decode_kv_steps);
+  CHECK(r.decode_kv_column == std::vector<double>{2002, 3, -2005, 0, 2011, -2011});
+  CHECK(r.decode_requests == std::vector<std::uint64_t>{7, 7, 0, 0, 7, 1});
+  CHECK(bits(r.decode_length_before) == bits(std::vector<double>{1000.0 / 3, 1001.0 / 3}));
+  // prefill_per_iter: the heartbeat's 5, then the samples' from the second on.
+  CHECK(r.prefill_per_iter_from == 1);
+  CHECK(bits(r.prefill_per_iter_before) == bits(std::vector<double>{5}));
+  check_same_bits(from_record(RegressionState{s.role, s.samples, s.prompt_tokens, {}, {}}, r).value(), s);
+  check_same_bits(through_json_text(s), s);
+}
+
+TEST_CASE("Averages no request count gives, and KV tokens no steps give, are recorded in full and read back bit for bit") {
+  RegressionState s{Role::kDecode, {{0, 1000, 9.5}, {-0.0, 3, 9.5}, {0, 0, 9.5}}, {}, {}, {}};
+  s.decode_length = {0.1 + 0.2, -0.0, 1e-300};  // 1000 / n, -0 / n, 0 / n: none of them
+  s.prefill_per_iter = {5, -0.0, 0};
+  const RegressionRecord r = record_of(s);
+  CHECK(r.decode_requests == std::vector<std::uint64_t>{0, 0, 0});
+  CHECK(bits(r.decode_length_before) == bits(s.decode_length));
+  CHECK(r.prefill_per_iter_from == 1);
+  check_same_bits(through_json_text(s), s);
+
+  s.decode_length = {-0.0};  // the -0 of the second sample's -0 tokens
+  s.samples[1].decode_kv_tokens = -0.0;
+  CHECK(record_of(s).decode_requests == std::vector<std::uint64_t>{0, 1, 0});
+  CHECK_FALSE(record_of(s).decode_kv_steps);  // 1000 - 1000 is +0: the values as they are
+  check_same_bits(through_json_text(s), s);
+}
+
+TEST_CASE("A regression recorded under state schema 3, every series in full, is read") {
+  const nlohmann::json schema3 = {{"role", "both"},
+                                  {"samples", {{800, 0, 12.5}, {0, 1001, 7.25}}},
+                                  {"prompt_tokens", {400}},
+                                  {"decode_length", {1001.0 / 3}},
+                                  {"prefill_per_iter", {800, 0}}};
+  const RegressionState read = schema3.get<RegressionState>();
+  const RegressionState expected{Role::kBoth, {{800, 0, 12.5}, {0, 1001, 7.25}}, {400}, {1001.0 / 3}, {800, 0}};
+  check_same_bits(read, expected);
+}
+
+TEST_CASE("A malformed regression record is refused naming the field") {
+  using nlohmann::json;
+  const json valid = turned_over_window();
+  const auto refusal = [&](const std::string& pointer, const json& value) {
+    json doc = valid;
+    doc[json::json_pointer(pointer)] = value;
+    try {
+      doc.get<RegressionState>();
+    } catch (const json::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK_THAT(refusal("/sample_columns/3", {7, 1}),
+             Catch::Contains("sample_columns' decode_requests must hold one count per sample (6), got 2"));
+  CHECK_THAT(refusal("/sample_columns/3", {7, 7, -7, 0, 7, 1}), Catch::Contains("decode_requests: -7 is not an integer >= 0"));
+  CHECK_THAT(refusal("/sample_columns/3", {7, 7, 0.5, 0, 7, 1}), Catch::Contains("decode_requests: 0.5 is not an integer >= 0"));
+  CHECK_THAT(refusal("/sample_columns/3", 7), Catch::Contains("sample_columns must be [[prefill_tokens...]"));
+  CHECK_THAT(refusal("/sample_columns", json::array({json::array({1}), json::array({2}), json::array({3})})),
+             Catch::Contains("sample_columns must be [[prefill_tokens...]"));
+  CHECK_THAT(refusal("/sample_columns/1", json::array({2})), Catch::Contains("sample_columns must be columns of one length"));
+  CHECK_THAT(refusal("/prefill_per_iter_from", 7),
+             Catch::Contains("prefill_per_iter_from must be at most the number of samples (6), got 7"));
+  CHECK_THAT(refusal("/prefill_per_iter_from", "0"), Catch::Contains("prefill_per_iter_from: \"0\" is not an integer >= 0"));
+  CHECK_THAT(refusal("/decode_kv_steps", 1), Catch::Contains("decode_kv_steps must be true or false, got 1"));
+  CHECK_THAT(refusal("/role", "both ways"), Catch::Contains("role \"both ways\" is not a role"));
+  CHECK(refusal("/prefill_per_iter_from", 6) == "accepted");
 }
