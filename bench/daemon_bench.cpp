@@ -7,7 +7,7 @@
 // Targets on 2 cores: a 10,000-variant tick under 300 ms, restart under 1 s at 1,000
 // models, RSS under 64 MiB at 1,000 variants.
 // Run: build/bench/daemon_bench [TICKS] [MODELSxVARIANTS]
-//   (default 40 ticks: a snapshot at 20 and 40; the three fleets)
+//   (default 40 ticks: a snapshot at 20 and 40; the three fleets, or the one given, e.g. 1000x10)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -112,10 +112,16 @@ int main(int argc, char** argv) {
   const std::vector<TickInput> recorded = bench::simulated_ticks();
   if (recorded.empty()) return 1;
   std::printf("capstan run's tick, everything included (hybrid, synced batch per tick, snapshot every 20 ticks)\n");
-  const std::string only = argc > 2 ? argv[2] : "";
-  for (auto [models, variants] : {std::pair{1000, 1}, std::pair{1000, 3}, std::pair{10000, 1}}) {
-    if (only.empty() || only == std::to_string(models) + "x" + std::to_string(variants))
-      bench_fleet(recorded, models, variants, ticks);
+  if (argc > 2) {  // one fleet, any shape
+    int models = 0, variants = 0;
+    if (std::sscanf(argv[2], "%dx%d", &models, &variants) != 2 || models < 1 || variants < 1) {
+      std::printf("MODELSxVARIANTS must be two positive counts, e.g. 1000x10, got '%s'\n", argv[2]);
+      return 1;
+    }
+    bench_fleet(recorded, models, variants, ticks);
+    return 0;
   }
+  for (auto [models, variants] : {std::pair{1000, 1}, std::pair{1000, 3}, std::pair{10000, 1}})
+    bench_fleet(recorded, models, variants, ticks);
   return 0;
 }
