@@ -74,6 +74,16 @@ nlohmann::json review_one(unsigned short port, const std::string& verb, const st
   return nullptr;
 }
 
+// `capstan run` in advisory mode on the virtual clock for `ticks` ticks of the example
+// trace, into `dir`, with no listening port.
+testing::BinaryRun advisory_run(const std::filesystem::path& dir, int ticks) {
+  return testing::run_binary("run --connector advisory --clock virtual --max-ticks " + std::to_string(ticks) +
+                                 " --trace " + testing::example("azure_code_15min.csv") + " --fleet " +
+                                 testing::example("fleet.yaml") + " --data-dir " + dir.string() +
+                                 " --admin-bind 0 --metrics-bind-address 0 --health-probe-bind-address 0",
+                             120);
+}
+
 std::size_t count_reviews(const nlohmann::json& reviews, const std::string& action, std::uint64_t id) {
   std::size_t n = 0;
   for (const auto& e : reviews)
@@ -190,11 +200,7 @@ TEST_CASE("advisory: without a bearer token the reviews are refused with 403, an
 // restart and replay settle the same way (the configuration records advisory mode).
 TEST_CASE("advisory: an unapproved change starts no cooldown, and replay verify reproduces the advisory run") {
   const auto dir = testing::fresh_dir("advisory_unapplied");
-  const auto run = testing::run_binary("run --connector advisory --clock virtual --max-ticks 40 --trace " +
-                                           testing::example("azure_code_15min.csv") + " --fleet " +
-                                           testing::example("fleet.yaml") + " --data-dir " + dir.string() +
-                                           " --admin-bind 0 --metrics-bind-address 0 --health-probe-bind-address 0",
-                                       120);
+  const auto run = advisory_run(dir, 40);
   INFO(run.stderr_text);
   REQUIRE(run.exit_status == 0);
   const auto timeline = testing::run_binary("replay timeline --data " + dir.string() + " --type decision --format json", 60);
@@ -221,11 +227,7 @@ TEST_CASE("advisory: an unapproved change starts no cooldown, and replay verify 
 TEST_CASE("advisory: a review made after the last tick is recorded when the daemon stops, and the approved decision applied") {
   const auto dir = testing::fresh_dir("advisory_stop");
   // 14 ticks: the restart's first tick (15) asks for a change, which then pends.
-  const auto first = testing::run_binary("run --connector advisory --clock virtual --max-ticks 14 --trace " +
-                                             testing::example("azure_code_15min.csv") + " --fleet " +
-                                             testing::example("fleet.yaml") + " --data-dir " + dir.string() +
-                                             " --admin-bind 0 --metrics-bind-address 0 --health-probe-bind-address 0",
-                                         120);
+  const auto first = advisory_run(dir, 14);
   INFO(first.stderr_text);
   REQUIRE(first.exit_status == 0);
   const std::string token = token_file("advisory_stop_token");
@@ -260,10 +262,7 @@ TEST_CASE("advisory: a review made after the last tick is recorded when the daem
 
 TEST_CASE("advisory: a restart keeps the pending decisions, and replay timeline shows who approved what and why") {
   const auto dir = testing::fresh_dir("advisory_restart");
-  const std::string common = " --trace " + testing::example("azure_code_15min.csv") + " --fleet " +
-                             testing::example("fleet.yaml") + " --data-dir " + dir.string() +
-                             " --admin-bind 0 --metrics-bind-address 0 --health-probe-bind-address 0";
-  const auto first = testing::run_binary("run --connector advisory --clock virtual --max-ticks 20" + common, 120);
+  const auto first = advisory_run(dir, 20);
   INFO(first.stderr_text);
   REQUIRE(first.exit_status == 0);
   std::vector<std::uint64_t> was_pending;
