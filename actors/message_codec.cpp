@@ -100,6 +100,7 @@ json encode_proposal(const ModelProposal& p) {
           {"priority", p.priority},
           {"decisions", encode_decisions(p.decisions)},
           {"gpus_per_replica", p.gpus_per_replica},
+          {"min_replicas", p.min_replicas},
           {"band_raised", band_raised},
           {"band", p.band ? encode_reason(*p.band) : json(nullptr)}};
 }
@@ -111,6 +112,8 @@ ModelProposal read_proposal(const FieldReader& r) {
   p.decisions = read_decisions(r.at("decisions"));
   const FieldReader gpus = r.at("gpus_per_replica");
   for (std::size_t i = 0; i < gpus.size(); ++i) p.gpus_per_replica.push_back(gpus.at(i).int32());
+  const FieldReader mins = r.at("min_replicas");
+  for (std::size_t i = 0; i < mins.size(); ++i) p.min_replicas.push_back(mins.at(i).int32());
   const FieldReader raised = r.at("band_raised");
   for (std::size_t i = 0; i < raised.size(); ++i) p.band_raised.push_back(raised.at(i).boolean());
   if (!r.at("band").is_null()) p.band = read_reason(r.at("band"));

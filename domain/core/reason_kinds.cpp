@@ -309,6 +309,7 @@ constexpr std::array kKinds{
     Kind{"bounds.min", "{change}: min_replicas {min_replicas}"},
     Kind{"bounds.max", "{change}: max_replicas {max_replicas}"},
     Kind{"budget.limited", "", render_budget},
+    Kind{"budget.reclaimed", "{change}: the GPU budget ({gpu_budget} GPUs) gives a replica to {to_model} at priority {to_priority} over this model's {priority}; policy: {cause}"},
     // the cost-aware optimizer (stage 3 of the WVA pipeline)
     Kind{"optimizer.up", "{change}: {required:r}{unit:sp} required; {cost_per_replica} per {per_replica_capacity:r}{unit:sp} is the most cost-efficient"},
     Kind{"optimizer.down.least_efficient", "{change}: {spare:r}{unit:sp} spare; least cost-efficient variant first"},

@@ -20,6 +20,7 @@ class Fixed final : public TickPolicy {
       out.proposal.decisions.push_back({m.model, v.state.spec.name, current, held,
                                         make_reason(ReasonCode::kHold, "fixed.static", {{"held", held}})});
       out.proposal.gpus_per_replica.push_back(v.state.spec.gpus_per_replica);
+      out.proposal.min_replicas.push_back(v.state.spec.min_replicas);
       out.proposal.band_raised.push_back(false);
     }
     out.next = std::move(state);

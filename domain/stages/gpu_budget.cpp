@@ -46,15 +46,17 @@ int committed_gpus(std::span<const ModelPlan> plans) {
   return gpus;
 }
 
-// The plan whose next open wish has the highest score; plans.size() when none is open.
+// The plan whose next open wish has the highest score, priority / (replicas held + 1),
+// a tie going to the higher priority; plans.size() when none is open.
 std::size_t next_plan(std::span<const ModelPlan> plans, const std::vector<Wish>& wishes,
-                      const std::vector<int>& granted_per_plan) {
+                      const std::vector<int>& held_per_plan) {
   std::size_t best = plans.size();
   double best_score = 0;
   for (const auto& w : wishes) {
     if (w.closed || w.granted >= w.wanted) continue;
-    const double score = plans[w.plan].priority / (granted_per_plan[w.plan] + 1);
-    if (best == plans.size() || score > best_score) {
+    const double score = plans[w.plan].priority / (held_per_plan[w.plan] + 1);
+    if (best == plans.size() || score > best_score ||
+        (score == best_score && plans[w.plan].priority > plans[best].priority)) {
       best = w.plan;
       best_score = score;
     }
@@ -75,6 +77,25 @@ Reason limited_reason(const ScalingRequest& r, int target, int gpus_per_replica,
                      {r.reason});
 }
 
+Reason reclaimed_reason(const ScalingRequest& r, int target, const ModelPlan& donor, const ModelPlan& to,
+                        int gpu_budget) {
+  return make_reason(ReasonCode::kBudgetLimited, "budget.reclaimed",
+                     {{"current", r.current_replicas},
+                      {"target", target},
+                      {"wanted", r.target_replicas},
+                      {"gpu_budget", gpu_budget},
+                      {"to_model", to.model.model_id},
+                      {"to_priority", to.priority},
+                      {"priority", donor.priority}},
+                     {r.reason});
+}
+
+int held_replicas(const std::vector<int>& targets) {
+  int n = 0;
+  for (int t : targets) n += t;
+  return n;
+}
+
 }  // namespace
 
 Result<std::vector<Decision>> share_gpu_budget(std::span<const ModelPlan> plans, int gpu_budget) {
@@ -90,9 +111,14 @@ Result<std::vector<Decision>> share_gpu_budget(std::span<const ModelPlan> plans,
     }
   }
   int used = committed_gpus(plans);
-  std::vector<int> granted_per_plan(plans.size(), 0);
-  for (std::size_t p = next_plan(plans, wishes, granted_per_plan); p < plans.size();
-       p = next_plan(plans, wishes, granted_per_plan)) {
+  std::vector<int> held_per_plan(plans.size(), 0);  // the replicas kept, then those granted
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    for (const auto& r : plans[p].requests) {
+      held_per_plan[p] += std::min(r.request.current_replicas, r.request.target_replicas);
+    }
+  }
+  for (std::size_t p = next_plan(plans, wishes, held_per_plan); p < plans.size();
+       p = next_plan(plans, wishes, held_per_plan)) {
     // The plan's first open wish: its most preferred variant still asking.
     auto wish = std::find_if(wishes.begin(), wishes.end(), [p](const Wish& w) {
       return w.plan == p && !w.closed && w.granted < w.wanted;
@@ -104,22 +130,85 @@ Result<std::vector<Decision>> share_gpu_budget(std::span<const ModelPlan> plans,
     }
     used += gpus;
     ++wish->granted;
-    ++granted_per_plan[p];
+    ++held_per_plan[p];
+  }
+
+  // Every request's target after the grants: used is their GPUs.
+  std::vector<std::vector<int>> targets(plans.size());
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    for (const auto& r : plans[p].requests) targets[p].push_back(r.request.target_replicas);
+  }
+  for (const auto& w : wishes) targets[w.plan][w.request] = plans[w.plan].requests[w.request].request.current_replicas + w.granted;
+
+  // Priority reclaims, the highest priority's blocked wish first.
+  const std::vector<std::vector<int>> after_grants = targets;
+  std::vector<std::optional<std::size_t>> reclaimed_by(plans.size());  // donor -> the plan it gave to
+  std::vector<std::size_t> blocked;
+  for (std::size_t i = 0; i < wishes.size(); ++i) {
+    if (wishes[i].granted < wishes[i].wanted) blocked.push_back(i);
+  }
+  std::stable_sort(blocked.begin(), blocked.end(),
+                   [&](std::size_t a, std::size_t b) { return plans[wishes[a].plan].priority > plans[wishes[b].plan].priority; });
+  std::vector<bool> took(plans.size(), false);
+  for (std::size_t i : blocked) {
+    Wish& w = wishes[i];
+    if (took[w.plan]) continue;  // one replica per model per tick
+    const ModelPlan& to = plans[w.plan];
+    const int gpus = to.requests[w.request].gpus_per_replica;
+    // Take the weakest last replica of lower priority until this one fits, or give up.
+    std::vector<std::vector<int>> trial = targets;
+    int trial_used = used;
+    while (trial_used + gpus > gpu_budget) {
+      // Claims are priority / replicas, compared cross-multiplied so that equal ratios
+      // tie exactly; a tie goes to the blocked model, whose priority is the higher.
+      const int wanted_share = held_replicas(trial[w.plan]) + 1;
+      std::optional<std::size_t> donor;
+      int donor_held = 0;
+      for (std::size_t d = 0; d < plans.size(); ++d) {
+        const int held = held_replicas(trial[d]);
+        if (plans[d].priority >= to.priority || held == 0) continue;
+        if (plans[d].priority * wanted_share > to.priority * held) continue;  // theirs is the stronger claim
+        bool spare = false;
+        for (std::size_t r = 0; r < plans[d].requests.size(); ++r) spare |= trial[d][r] > plans[d].requests[r].min_replicas;
+        if (spare && (!donor || plans[d].priority * donor_held < plans[*donor].priority * held)) {
+          donor = d;
+          donor_held = held;
+        }
+      }
+      if (!donor) break;
+      // Its least preferred variant with a replica above its minimum.
+      for (std::size_t r = plans[*donor].requests.size(); r-- > 0;) {
+        if (trial[*donor][r] > plans[*donor].requests[r].min_replicas) {
+          --trial[*donor][r];
+          trial_used -= plans[*donor].requests[r].gpus_per_replica;
+          break;
+        }
+      }
+    }
+    if (trial_used + gpus > gpu_budget) continue;
+    for (std::size_t d = 0; d < plans.size(); ++d) {
+      if (trial[d] != targets[d]) reclaimed_by[d] = w.plan;
+    }
+    targets = std::move(trial);
+    used = trial_used + gpus;
+    ++targets[w.plan][w.request];
+    ++w.granted;
+    took[w.plan] = true;
   }
 
   std::vector<Decision> out;
-  std::vector<std::size_t> first_of_plan;
-  for (const auto& plan : plans) {
-    first_of_plan.push_back(out.size());
-    for (const auto& r : plan.requests) out.push_back(to_decision(plan.model, r.request));
-  }
-  for (const auto& w : wishes) {
-    if (w.granted == w.wanted) continue;
-    const auto& req = plans[w.plan].requests[w.request].request;
-    Decision& d = out[first_of_plan[w.plan] + w.request];
-    d.target_replicas = req.current_replicas + w.granted;
-    d.reason = limited_reason(req, d.target_replicas, plans[w.plan].requests[w.request].gpus_per_replica,
-                              gpu_budget, used);
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    for (std::size_t r = 0; r < plans[p].requests.size(); ++r) {
+      const ScalingRequest& req = plans[p].requests[r].request;
+      Decision d = to_decision(plans[p].model, req);
+      d.target_replicas = targets[p][r];
+      if (d.target_replicas < std::min(req.current_replicas, req.target_replicas)) {
+        d.reason = reclaimed_reason(req, d.target_replicas, plans[p], plans[*reclaimed_by[p]], gpu_budget);
+      } else if (d.target_replicas < req.target_replicas) {
+        d.reason = limited_reason(req, d.target_replicas, plans[p].requests[r].gpus_per_replica, gpu_budget, used);
+      }
+      out.push_back(std::move(d));
+    }
   }
   return out;
 }

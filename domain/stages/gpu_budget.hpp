@@ -3,15 +3,24 @@
 // targets of all variants together never take more GPUs than the budget.
 //
 // Scale-downs and holds are always granted and their GPUs counted first. The GPUs left
-// are handed out one replica at a time to the model with the highest score,
-// priority / (replicas granted so far + 1): equal priorities alternate, priority 2
-// against 1 gets two replicas for every one. A replica that does not fit closes that
-// request; the model's next request (e.g. a variant with fewer GPUs per replica) may
-// still fit. A scale-up cut short says so in its reason (kBudgetLimited), with the
-// figures: "hold at 2: GPU budget blocked the scale-up (wanted 6, granted 2; budget 8
-// GPUs, 8 in targets, 4 per replica); policy: <why it wanted 6>". When the
-// replicas already running exceed the budget nothing is added and nothing is removed:
-// the budget limits growth, it does not evict serving replicas.
+// are handed out one replica at a time to the model with the highest claim,
+// priority / (replicas held + 1), counting what it keeps and what it has been granted; a
+// tie goes to the higher priority. Equal priorities alternate; priority 2 against 1
+// ends with two replicas held for every one, the odd replica to the higher priority
+// (4 and 1 of five). A replica that does not fit closes that request; the model's next
+// request (e.g. a variant with fewer GPUs per replica) may still fit. A scale-up cut
+// short says so in its reason (kBudgetLimited), with the figures: "hold at 2: GPU budget
+// blocked the scale-up (wanted 6, granted 2; budget 8 GPUs, 8 in targets, 4 per
+// replica); policy: <why it wanted 6>".
+//
+// Priority reclaims: a scale-up the budget still blocks may take a replica from a model
+// of lower priority whose last replica has no stronger a claim, priority / replicas
+// held, than the blocked model's next, by the same rule. Replicas granted while the
+// budget had room would otherwise stay with whoever asked first, however low its
+// priority. At most one replica per blocked model per tick, taken from the donor's least
+// preferred variant above its minimum; the donor's decision says so (kBudgetLimited,
+// "budget.reclaimed"). Tick after tick the shares settle where the grants would have
+// put them.
 #pragma once
 
 #include <span>
@@ -26,6 +35,7 @@ namespace capstan {
 struct PlannedRequest {
   ScalingRequest request;
   int gpus_per_replica = 1;  // >= 1
+  int min_replicas = 0;      // a reclaim never takes the variant below it
 };
 
 // One model's wishes, in the order it prefers them to be filled.

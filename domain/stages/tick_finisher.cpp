@@ -210,7 +210,10 @@ ModelProposal finish_model(const ModelRequests& mr, const PolicyConfig& config, 
   out.model = key;
   out.priority = mr.model->priority;
   out.decisions = std::move(w.decisions);
-  for (const VariantState& v : w.variants) out.gpus_per_replica.push_back(v.spec.gpus_per_replica);
+  for (const VariantState& v : w.variants) {
+    out.gpus_per_replica.push_back(v.spec.gpus_per_replica);
+    out.min_replicas.push_back(v.spec.min_replicas);
+  }
   out.band_raised = std::move(w.band_raised);
   out.band_raised.resize(out.decisions.size(), false);
   out.band = std::move(w.band);
@@ -233,7 +236,8 @@ std::vector<Decision> share_budget(const std::vector<ModelProposal>& proposals, 
         if (p.band_raised[i] != raised) continue;
         const Decision& d = p.decisions[i];
         plan.requests.push_back({ScalingRequest{d.variant, d.current_replicas, d.target_replicas, d.reason},
-                                 std::max(1, p.gpus_per_replica[i])});
+                                 std::max(1, p.gpus_per_replica[i]),
+                                 i < p.min_replicas.size() ? p.min_replicas[i] : 0});
         o.push_back(i);
       }
     }

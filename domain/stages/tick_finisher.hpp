@@ -91,6 +91,7 @@ struct ModelProposal {
   int priority = 1;
   std::vector<Decision> decisions;    // one per variant, in the model's variant order
   std::vector<int> gpus_per_replica;  // per variant
+  std::vector<int> min_replicas;      // per variant: the budget's reclaims stop there
   std::vector<bool> band_raised;      // per variant: stage 3 raised it
   std::optional<Reason> band;         // what the band asked, when it raised one
 

@@ -121,3 +121,55 @@ TEST_CASE("Invalid budget inputs are rejected with the field name") {
   REQUIRE_FALSE(gpus.ok());
   CHECK_THAT(gpus.error().message, Catch::Contains("gpus_per_replica"));
 }
+
+TEST_CASE("A blocked higher-priority scale-up reclaims one replica per tick from a lower-priority model, which says so") {
+  PlannedRequest held = wants("v", 4, 4);
+  held.request.reason.text = "hold at 4: demand 30 req/s";
+  const std::vector<ModelPlan> plans{plan("chat", 2, {wants("v", 1, 4)}), plan("batch", 1, {held})};
+  const auto ds = share(plans, 5);
+  CHECK(ds[0].target_replicas == 2);  // one replica, not all it wants
+  CHECK(ds[1].target_replicas == 3);
+  CHECK(gpus_in(ds, plans) <= 5);
+  CHECK(ds[1].reason.code == ReasonCode::kBudgetLimited);
+  CHECK(ds[1].reason.text ==
+        "scale down 4 -> 3: the GPU budget (5 GPUs) gives a replica to chat at priority 2 over this model's 1; "
+        "policy: hold at 4: demand 30 req/s");
+  CHECK(ds[0].reason.code == ReasonCode::kBudgetLimited);  // still short of 4
+}
+
+TEST_CASE("Reclaims stop at equal priority, at the donor's minimum, and where the claims balance two to one") {
+  SECTION("equal priority: the budget limits growth only") {
+    const std::vector<ModelPlan> plans{plan("a", 1, {wants("v", 1, 4)}), plan("b", 1, {wants("v", 4, 4)})};
+    const auto ds = share(plans, 5);
+    CHECK(ds[0].target_replicas == 1);
+    CHECK(ds[1].target_replicas == 4);
+  }
+  SECTION("the donor's variants at their minimum") {
+    PlannedRequest at_min = wants("v", 4, 4);
+    at_min.min_replicas = 4;
+    const std::vector<ModelPlan> plans{plan("a", 2, {wants("v", 1, 4)}), plan("b", 1, {at_min})};
+    const auto ds = share(plans, 5);
+    CHECK(ds[0].target_replicas == 1);
+    CHECK(ds[1].target_replicas == 4);
+  }
+  SECTION("tick after tick, priority 2 against 1 settles at two replicas for every one") {
+    int a = 1, b = 5;
+    for (int tick = 0; tick < 10; ++tick) {
+      const std::vector<ModelPlan> plans{plan("a", 2, {wants("v", a, 10)}), plan("b", 1, {wants("v", b, 10)})};
+      const auto ds = share(plans, 6);
+      REQUIRE(gpus_in(ds, plans) <= 6);
+      a = ds[0].target_replicas;
+      b = ds[1].target_replicas;
+    }
+    CHECK(a == 4);
+    CHECK(b == 2);
+  }
+  SECTION("the least preferred variant gives first") {
+    const std::vector<ModelPlan> plans{plan("a", 2, {wants("v", 0, 2)}),
+                                       plan("b", 1, {wants("cheap", 2, 2), wants("dear", 2, 2)})};
+    const auto ds = share(plans, 4);
+    CHECK(ds[0].target_replicas == 1);
+    CHECK(ds[1].target_replicas == 2);
+    CHECK(ds[2].target_replicas == 1);
+  }
+}

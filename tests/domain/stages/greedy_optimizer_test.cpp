@@ -25,8 +25,9 @@ TEST_CASE("Greedy-by-score shares a GPU budget across models by priority") {
   REQUIRE(r.ok());
   REQUIRE(r->size() == 2);
   CHECK((*r)[0].model.model_id == "chat");
-  CHECK((*r)[0].target_replicas == 5);  // +4
-  CHECK((*r)[1].target_replicas == 3);  // +2
+  // Two replicas held for every one, the odd one to the higher priority: 6 and 2 of 8.
+  CHECK((*r)[0].target_replicas == 6);
+  CHECK((*r)[1].target_replicas == 2);
   CHECK((*r)[1].reason.code == ReasonCode::kBudgetLimited);
 }
 
