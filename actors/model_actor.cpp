@@ -1,6 +1,7 @@
 #include "actors/model_actor.hpp"
 
 #include <chrono>
+#include <utility>
 
 #include "actors/variant_actor.hpp"
 
@@ -45,7 +46,8 @@ void finish_plan(self_ptr self, LearnGather& g) {
     for (TickEvent& e : r->events) reply.learn_events.push_back(std::move(e));
     views.push_back(std::move(r->view));
   }
-  Planned planned = s.policy->plan(s.state, *g.request.input, views, *g.request.config, g.request.time);
+  s.spare = s.state;
+  Planned planned = s.policy->plan(std::move(s.spare), *g.request.input, views, *g.request.config, g.request.time);
   s.pending = std::move(planned.next);
   reply.proposal = std::move(planned.proposal);
   reply.plan_events = std::move(planned.events);
@@ -98,8 +100,10 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
       [self](settle_atom, const SettleRequest& request) {
         auto& s = self->state;
         if (!s.pending) return;  // the plan this settles was given up on
-        s.state = request.unapplied ? settle_unapplied(std::move(*s.pending), s.state.finisher.enforcer, request.decisions)
-                                    : settle(std::move(*s.pending), request.decisions);
+        ModelState next = request.unapplied
+                              ? settle_unapplied(std::move(*s.pending), s.state.finisher.enforcer, request.decisions)
+                              : settle(std::move(*s.pending), request.decisions);
+        s.spare = std::exchange(s.state, std::move(next));
         s.pending.reset();
         for (const std::string& name : s.learned_this_tick) self->send(s.variants.at(name), commit_atom::value);
         s.learned_this_tick.clear();
