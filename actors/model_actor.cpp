@@ -28,6 +28,7 @@ variant_actor variant_for(self_ptr self, const std::string& name) {
 // Waits for every variant's reply, in the request's order; the first failure fails the
 // plan (the fleet then holds this model, and nothing of this tick is committed).
 struct LearnGather {
+  std::uint64_t plan = 0;  // ModelActorState::plans when it was asked
   PlanRequest request;
   std::vector<std::optional<LearnReply>> replies;
   std::size_t left = 0;
@@ -67,6 +68,7 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
   return {
       [self](plan_atom, PlanRequest& request) -> caf::result<PlanReply> {
         auto g = std::make_shared<LearnGather>();
+        g->plan = ++self->state.plans;
         g->promise = self->make_response_promise<PlanReply>();
         g->request = std::move(request);
         const auto& variants = g->request.input->variants;
@@ -79,11 +81,13 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
         }
         for (std::size_t i = 0; i < variants.size(); ++i) {
           auto variant = variant_for(self, variants[i].state.spec.name);
-          self->request(variant, self->state.learn_timeout, learn_atom::value,
+          self->request(variant, caf::infinite, learn_atom::value,
                         LearnRequest{g->request.input, i, g->request.config, g->request.time})
               .then(
                   [self, g, i](LearnReply& reply) {
-                    if (g->failed) return;
+                    // A stale gather (its plan overdue, a newer one asked) must not
+                    // touch the state the newer plan is building.
+                    if (g->failed || g->plan != self->state.plans) return;
                     g->replies[i] = std::move(reply);
                     if (--g->left == 0) finish_plan(self, *g);
                   },

@@ -32,6 +32,9 @@ struct ModelActorState {
   // when the variant is first seen.
   std::map<std::string, VariantMemory> restored;
   std::vector<std::string> learned_this_tick;  // the variants to commit at settle
+  std::uint64_t plans = 0;  // plan requests taken: a gather of an earlier one is stale
+  // A snapshot's wait for each variant. Learning has no timeout of its own: the fleet's
+  // plan deadline covers it, and a plan the fleet gave up on is never settled.
   caf::duration learn_timeout = caf::duration{std::chrono::seconds(5)};
   static inline const char* name = "capstan.model";
 };
