@@ -8,16 +8,9 @@
 #include "actors/message_codec.hpp"
 #include "actors/model_actor.hpp"
 #include "domain/codec/tick_input_codec.hpp"
+#include "domain/core/format.hpp"
 
 namespace capstan::actors {
-
-namespace {
-
-using self_ptr = fleet_actor::stateful_pointer<FleetActorState>;
-
-caf::duration seconds(double s) { return caf::duration{std::chrono::microseconds(static_cast<long long>(s * 1e6))}; }
-
-std::string model_label(const ModelKey& m) { return m.ns + "/" + m.model_id; }
 
 // One tick in flight.
 struct TickRun {
@@ -29,12 +22,22 @@ struct TickRun {
   // The models planned, input order, moved out of `observed` and shared with their plans.
   std::vector<std::shared_ptr<const ModelTickInput>> inputs;
   std::vector<std::optional<PlanReply>> replies;   // per planned model
+  std::vector<bool> answered;                       // per planned model: replied or failed
   std::size_t left = 0;
+  bool planning_over = false;  // every model answered or the deadline passed: later answers are ignored
   std::vector<storage::Event> events;
   std::vector<Decision> decisions;
   std::vector<storage::Snapshot> snapshots;
 };
+
+namespace {
+
+using self_ptr = fleet_actor::stateful_pointer<FleetActorState>;
 using RunPtr = std::shared_ptr<TickRun>;
+
+caf::duration seconds(double s) { return caf::duration{std::chrono::microseconds(static_cast<long long>(s * 1e6))}; }
+
+std::string model_label(const ModelKey& m) { return m.ns + "/" + m.model_id; }
 
 double ms_since_start(const TickRun& run) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - run.started).count();
@@ -205,6 +208,8 @@ void snapshot_then_journal(self_ptr self, const RunPtr& run) {
 
 void finish_plans(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
+  run->planning_over = true;
+  s.planning.reset();
   std::vector<ModelProposal> proposals;
   std::vector<model_actor> planned;
   std::vector<TickEvent> plan_events;
@@ -250,6 +255,20 @@ std::vector<storage::Event> acknowledged(FleetActorState& s, const TickRun& run)
   return out;
 }
 
+// A model left out of the tick: it keeps its state and its last targets.
+void model_not_planned(TickRun& run, std::size_t k, const std::string& why) {
+  add_incident(run, run.inputs[k]->model, "model_timeout",
+               "did not plan in time (" + why + "); its last decisions stay in force");
+}
+
+// The plan deadline passed: the models that have not answered are left out.
+void plans_overdue(self_ptr self, const RunPtr& run) {
+  const std::string why = "no answer within " + fmt_num(self->state.options.timeouts.model_s) + " s";
+  for (std::size_t k = 0; k < run->inputs.size(); ++k)
+    if (!run->answered[k]) model_not_planned(*run, k, why);
+  finish_plans(self, run);
+}
+
 void on_observed(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
   run->summary.observed_ms = ms_since_start(*run);
@@ -287,24 +306,31 @@ void on_observed(self_ptr self, const RunPtr& run) {
   }
   std::move(reached.begin(), reached.end(), std::back_inserter(run->events));
   run->replies.resize(run->inputs.size());
+  run->answered.resize(run->inputs.size());
   run->left = run->inputs.size();
   if (run->left == 0) return finish_plans(self, run);
+  // One deadline for every model's plan (plans_overdue); the requests themselves wait.
+  s.planning = run;
+  self->delayed_send(caf::actor_cast<fleet_actor>(self),
+                     std::chrono::microseconds(static_cast<long long>(s.options.timeouts.model_s * 1e6)), deadline_atom::value,
+                     s.tick);
   const auto fleet_config = std::make_shared<const PolicyConfig>(s.config.fleet);
   for (std::size_t k = 0; k < run->inputs.size(); ++k) {
     const std::shared_ptr<const ModelTickInput>& input = run->inputs[k];
     const auto own = s.config.models.find(input->model);
     auto config = own == s.config.models.end() ? fleet_config : std::make_shared<const PolicyConfig>(own->second);
-    self->request(model_for(self, input->model), seconds(s.options.timeouts.model_s), plan_atom::value,
-                  PlanRequest{input, std::move(config), run->time})
+    self->request(model_for(self, input->model), caf::infinite, plan_atom::value, PlanRequest{input, std::move(config), run->time})
         .then(
             [self, run, k](PlanReply& reply) {
+              if (run->planning_over) return;
               run->replies[k] = std::move(reply);
+              run->answered[k] = true;
               if (--run->left == 0) finish_plans(self, run);
             },
             [self, run, k](caf::error& err) {
-              const ModelKey& key = run->inputs[k]->model;
-              add_incident(*run, key, "model_timeout",
-                           "did not plan in time (" + to_string(err) + "); its last decisions stay in force");
+              if (run->planning_over) return;
+              model_not_planned(*run, k, to_string(err));
+              run->answered[k] = true;
               if (--run->left == 0) finish_plans(self, run);
             });
   }
@@ -352,6 +378,10 @@ fleet_actor::behavior_type fleet_behavior(self_ptr self, std::shared_ptr<const T
                   journal_tick(self, run);
                 });
         return run->promise;
+      },
+      [self](deadline_atom, std::uint64_t tick) {
+        const RunPtr run = self->state.planning;
+        if (run && run->summary.tick == tick) plans_overdue(self, run);
       },
       [self](config_atom, ConfigUpdate& update) {
         auto& s = self->state;

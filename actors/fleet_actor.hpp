@@ -50,6 +50,8 @@ struct FleetOptions {
   bool summary_events = false;
 };
 
+struct TickRun;  // a tick in flight (fleet_actor.cpp)
+
 struct FleetActorState {
   std::shared_ptr<const TickPolicy> policy;
   FleetOptions options;
@@ -64,6 +66,7 @@ struct FleetActorState {
   journal_actor journal;
   actuator_actor actuator;
   std::uint64_t tick = 0;
+  std::shared_ptr<TickRun> planning;  // the tick whose models are planning, until its deadline
   static inline const char* name = "capstan.fleet";
 };
 

@@ -1,6 +1,7 @@
 #include "actors/model_actor.hpp"
 
 #include <chrono>
+#include <utility>
 
 #include "actors/variant_actor.hpp"
 
@@ -27,6 +28,7 @@ variant_actor variant_for(self_ptr self, const std::string& name) {
 // Waits for every variant's reply, in the request's order; the first failure fails the
 // plan (the fleet then holds this model, and nothing of this tick is committed).
 struct LearnGather {
+  std::uint64_t plan = 0;  // ModelActorState::plans when it was asked
   PlanRequest request;
   std::vector<std::optional<LearnReply>> replies;
   std::size_t left = 0;
@@ -45,7 +47,8 @@ void finish_plan(self_ptr self, LearnGather& g) {
     for (TickEvent& e : r->events) reply.learn_events.push_back(std::move(e));
     views.push_back(std::move(r->view));
   }
-  Planned planned = s.policy->plan(s.state, *g.request.input, views, *g.request.config, g.request.time);
+  s.spare = s.state;
+  Planned planned = s.policy->plan(std::move(s.spare), *g.request.input, views, *g.request.config, g.request.time);
   s.pending = std::move(planned.next);
   reply.proposal = std::move(planned.proposal);
   reply.plan_events = std::move(planned.events);
@@ -65,6 +68,7 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
   return {
       [self](plan_atom, PlanRequest& request) -> caf::result<PlanReply> {
         auto g = std::make_shared<LearnGather>();
+        g->plan = ++self->state.plans;
         g->promise = self->make_response_promise<PlanReply>();
         g->request = std::move(request);
         const auto& variants = g->request.input->variants;
@@ -77,11 +81,13 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
         }
         for (std::size_t i = 0; i < variants.size(); ++i) {
           auto variant = variant_for(self, variants[i].state.spec.name);
-          self->request(variant, self->state.learn_timeout, learn_atom::value,
+          self->request(variant, caf::infinite, learn_atom::value,
                         LearnRequest{g->request.input, i, g->request.config, g->request.time})
               .then(
                   [self, g, i](LearnReply& reply) {
-                    if (g->failed) return;
+                    // A stale gather (its plan overdue, a newer one asked) must not
+                    // touch the state the newer plan is building.
+                    if (g->failed || g->plan != self->state.plans) return;
                     g->replies[i] = std::move(reply);
                     if (--g->left == 0) finish_plan(self, *g);
                   },
@@ -98,8 +104,10 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
       [self](settle_atom, const SettleRequest& request) {
         auto& s = self->state;
         if (!s.pending) return;  // the plan this settles was given up on
-        s.state = request.unapplied ? settle_unapplied(std::move(*s.pending), s.state.finisher.enforcer, request.decisions)
-                                    : settle(std::move(*s.pending), request.decisions);
+        ModelState next = request.unapplied
+                              ? settle_unapplied(std::move(*s.pending), s.state.finisher.enforcer, request.decisions)
+                              : settle(std::move(*s.pending), request.decisions);
+        s.spare = std::exchange(s.state, std::move(next));
         s.pending.reset();
         for (const std::string& name : s.learned_this_tick) self->send(s.variants.at(name), commit_atom::value);
         s.learned_this_tick.clear();
