@@ -321,14 +321,19 @@ void on_observed(self_ptr self, const RunPtr& run) {
     auto config = own == s.config.models.end() ? fleet_config : std::make_shared<const PolicyConfig>(own->second);
     self->request(model_for(self, input->model), caf::infinite, plan_atom::value, PlanRequest{input, std::move(config), run->time})
         .then(
-            [self, run, k](PlanReply& reply) {
-              if (run->planning_over) return;
+            // The request waits without a timeout of its own, so a model that never
+            // answers keeps this handler: it holds the tick weakly, and the tick's
+            // inputs and events are freed when the tick ends.
+            [self, weak = std::weak_ptr<TickRun>(run), k](PlanReply& reply) {
+              const RunPtr run = weak.lock();
+              if (!run || run->planning_over) return;
               run->replies[k] = std::move(reply);
               run->answered[k] = true;
               if (--run->left == 0) finish_plans(self, run);
             },
-            [self, run, k](caf::error& err) {
-              if (run->planning_over) return;
+            [self, weak = std::weak_ptr<TickRun>(run), k](caf::error& err) {
+              const RunPtr run = weak.lock();
+              if (!run || run->planning_over) return;
               model_not_planned(*run, k, to_string(err));
               run->answered[k] = true;
               if (--run->left == 0) finish_plans(self, run);
