@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 
 #include "domain/core/format.hpp"
@@ -90,12 +91,6 @@ Reason reclaimed_reason(const ScalingRequest& r, int target, const ModelPlan& do
                      {r.reason});
 }
 
-int held_replicas(const std::vector<int>& targets) {
-  int n = 0;
-  for (int t : targets) n += t;
-  return n;
-}
-
 }  // namespace
 
 Result<std::vector<Decision>> share_gpu_budget(std::span<const ModelPlan> plans, int gpu_budget) {
@@ -140,8 +135,14 @@ Result<std::vector<Decision>> share_gpu_budget(std::span<const ModelPlan> plans,
   }
   for (const auto& w : wishes) targets[w.plan][w.request] = plans[w.plan].requests[w.request].request.current_replicas + w.granted;
 
-  // Priority reclaims, the highest priority's blocked wish first.
-  const std::vector<std::vector<int>> after_grants = targets;
+  // Priority reclaims, the highest priority's blocked wish first. `held` follows
+  // `targets`; a reclaim that cannot make room is undone replica by replica.
+  std::vector<int> held(plans.size(), 0);
+  double lowest_priority = std::numeric_limits<double>::infinity();
+  for (std::size_t p = 0; p < plans.size(); ++p) {
+    for (int t : targets[p]) held[p] += t;
+    lowest_priority = std::min(lowest_priority, plans[p].priority);
+  }
   std::vector<std::optional<std::size_t>> reclaimed_by(plans.size());  // donor -> the plan it gave to
   std::vector<std::size_t> blocked;
   for (std::size_t i = 0; i < wishes.size(); ++i) {
@@ -150,49 +151,51 @@ Result<std::vector<Decision>> share_gpu_budget(std::span<const ModelPlan> plans,
   std::stable_sort(blocked.begin(), blocked.end(),
                    [&](std::size_t a, std::size_t b) { return plans[wishes[a].plan].priority > plans[wishes[b].plan].priority; });
   std::vector<bool> took(plans.size(), false);
+  std::vector<std::pair<std::size_t, std::size_t>> taken;  // (donor, request) of one reclaim
   for (std::size_t i : blocked) {
-    Wish& w = wishes[i];
-    if (took[w.plan]) continue;  // one replica per model per tick
+    const Wish& w = wishes[i];
     const ModelPlan& to = plans[w.plan];
+    if (took[w.plan] || to.priority <= lowest_priority) continue;  // one replica per model per tick; no one below
     const int gpus = to.requests[w.request].gpus_per_replica;
     // Take the weakest last replica of lower priority until this one fits, or give up.
-    std::vector<std::vector<int>> trial = targets;
+    // Claims are priority / replicas, compared cross-multiplied so that equal ratios tie
+    // exactly; a tie goes to the blocked model, whose priority is the higher.
+    const int wanted_share = held[w.plan] + 1;
+    taken.clear();
     int trial_used = used;
     while (trial_used + gpus > gpu_budget) {
-      // Claims are priority / replicas, compared cross-multiplied so that equal ratios
-      // tie exactly; a tie goes to the blocked model, whose priority is the higher.
-      const int wanted_share = held_replicas(trial[w.plan]) + 1;
       std::optional<std::size_t> donor;
-      int donor_held = 0;
       for (std::size_t d = 0; d < plans.size(); ++d) {
-        const int held = held_replicas(trial[d]);
-        if (plans[d].priority >= to.priority || held == 0) continue;
-        if (plans[d].priority * wanted_share > to.priority * held) continue;  // theirs is the stronger claim
+        if (plans[d].priority >= to.priority || held[d] == 0) continue;
+        if (plans[d].priority * wanted_share > to.priority * held[d]) continue;  // theirs is the stronger claim
+        if (donor && !(plans[d].priority * held[*donor] < plans[*donor].priority * held[d])) continue;
         bool spare = false;
-        for (std::size_t r = 0; r < plans[d].requests.size(); ++r) spare |= trial[d][r] > plans[d].requests[r].min_replicas;
-        if (spare && (!donor || plans[d].priority * donor_held < plans[*donor].priority * held)) {
-          donor = d;
-          donor_held = held;
-        }
+        for (std::size_t r = 0; r < plans[d].requests.size(); ++r) spare |= targets[d][r] > plans[d].requests[r].min_replicas;
+        if (spare) donor = d;
       }
       if (!donor) break;
       // Its least preferred variant with a replica above its minimum.
       for (std::size_t r = plans[*donor].requests.size(); r-- > 0;) {
-        if (trial[*donor][r] > plans[*donor].requests[r].min_replicas) {
-          --trial[*donor][r];
+        if (targets[*donor][r] > plans[*donor].requests[r].min_replicas) {
+          --targets[*donor][r];
+          --held[*donor];
           trial_used -= plans[*donor].requests[r].gpus_per_replica;
+          taken.emplace_back(*donor, r);
           break;
         }
       }
     }
-    if (trial_used + gpus > gpu_budget) continue;
-    for (std::size_t d = 0; d < plans.size(); ++d) {
-      if (trial[d] != targets[d]) reclaimed_by[d] = w.plan;
+    if (trial_used + gpus > gpu_budget) {
+      for (const auto& [d, r] : taken) {
+        ++targets[d][r];
+        ++held[d];
+      }
+      continue;
     }
-    targets = std::move(trial);
+    for (const auto& [d, r] : taken) reclaimed_by[d] = w.plan;
     used = trial_used + gpus;
     ++targets[w.plan][w.request];
-    ++w.granted;
+    ++held[w.plan];
     took[w.plan] = true;
   }
 
