@@ -20,6 +20,9 @@ std::string render_hybrid(const Reason& r) {
                       "demand {demand_rps} req/s (forecast {forecast_rps} req/s at t+{horizon_s:r} s, observed "
                       "{observed_rps} req/s + backlog {backlog}, {backlog_ahead:r} when new replicas are ready), "
                       "peak {peak_rps} req/s over the last {keep_s:r} s, supply {supply_rps} req/s");
+  if (find_figure(r, "noise_rps")) {
+    text += fill(r, " (demand over supply by less than the arrivals' noise, {noise_rps} req/s, buys nothing)");
+  }
   if (number(r, "queued") > 0) text += fill(r, ", nothing released while {backlog} requests wait");
   if (!find_figure(r, "capacity_rps")) return text;
   text += fill(r, "; lambda* {capacity_rps} req/s per replica");

@@ -171,6 +171,27 @@ TEST_CASE("hybrid never sizes by a learned capacity below what its replicas serv
   CHECK_THAT(d[0].reason.text, Catch::Contains("lambda* 4 req/s per replica (as served now within the SLO"));
 }
 
+TEST_CASE("hybrid does not buy a replica for demand over what its replicas serve by less than the arrivals' noise") {
+  // Two replicas serve 4 req/s each well inside the SLO, so the supply is the 8 req/s
+  // arriving. Two requests waiting (one per replica, no queue) drain over two ticks at
+  // 0.03 req/s over it: within a tick's Poisson noise at 8 req/s (2 sd = 1 req/s).
+  const Fleet f{2, 0, 0};
+  HybridPolicy p(config());
+  const auto d = p.tick(tick_at(0, f, 8, 0, 2));
+  INFO(d[0].reason.text);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("as served now within the SLO"));
+  CHECK_THAT(d[0].reason.text, Catch::Contains("less than the arrivals' noise, 1.0328 req/s, buys nothing"));
+  CHECK(d[0].target_replicas == 2);
+  // 2 req/s more than they serve, with the two waiting, is past the noise: bought.
+  HybridPolicy q(config());
+  TickInput more = tick_at(0, f, 8, 0, 2);
+  more.models[0].arrival_rate_rps = 10;
+  const auto up = q.tick(more);
+  INFO(up[0].reason.text);
+  CHECK(up[0].target_replicas + up[1].target_replicas > 2);
+  CHECK_THAT(up[0].reason.text, !Catch::Contains("noise"));
+}
+
 namespace {
 
 // The figure after `label` in a decision's reason, e.g. "peak " -> 28.
