@@ -229,9 +229,16 @@ Result<nlohmann::json> DaemonStatus::events(const admin::EventQuery& query) cons
       return invalid_argument("type must be one of " + list + ", got '" + *query.type + "'");
     }
   }
-  // A secondary opener sees what was durable when it opened; the writer stays the journal's.
-  auto store = storage::EventStore::open_read_only(data_dir_);
-  if (!store) return Error{ErrorCode::kNoData, "the event store cannot be read: " + store.error().message};
+  // A secondary opener, kept and refreshed to what is durable now; the writer stays the
+  // journal's. One that cannot catch up is dropped and opened afresh.
+  std::lock_guard lock(reader_mutex_);
+  if (reader_ && reader_->refresh()) reader_.reset();
+  if (!reader_) {
+    auto opened = storage::EventStore::open_read_only(data_dir_);
+    if (!opened) return Error{ErrorCode::kNoData, "the event store cannot be read: " + opened.error().message};
+    reader_ = std::move(opened.value());
+  }
+  const storage::EventStore* store = reader_.get();
   storage::EventFilter filter;
   filter.from_seq = query.from_seq;
   filter.from_time_s = query.since_s;
@@ -239,7 +246,7 @@ Result<nlohmann::json> DaemonStatus::events(const admin::EventQuery& query) cons
   filter.type = query.type;
   nlohmann::json page = nlohmann::json::array();
   nlohmann::json next;
-  auto ran = store.value()->for_each(filter, [&](const storage::Event& e) {
+  auto ran = store->for_each(filter, [&](const storage::Event& e) {
     if (page.size() == query.limit) {
       next = e.seq;
       return false;

@@ -182,6 +182,13 @@ class RocksEventStore final : public EventStore {
 
   std::uint64_t last_sequence() const override { return meta_.last_seq; }
 
+  std::optional<Error> refresh() override {
+    if (!read_only_) return std::nullopt;
+    const rocksdb::Status s = db_->TryCatchUpWithPrimary();
+    if (!s.ok()) return storage_error(dir_ + ": catching up with the writer", s);
+    return load_metadata(false, {});
+  }
+
   Metadata metadata() const override { return meta_; }
 
   Result<std::vector<Snapshot>> latest_snapshots() const override {

@@ -115,6 +115,10 @@ class EventStore {
   // cut go too. Returns how many events were removed.
   virtual Result<std::uint64_t> retain(const RetentionPolicy& policy) = 0;
   virtual Metadata metadata() const = 0;
+  // A store opened read-only sees, after this, what the writer has made durable since it
+  // opened or last refreshed: for a reader kept open beside a live daemon (the admin
+  // API), instead of a new open per read. Nothing to do on the writer's own store.
+  virtual std::optional<Error> refresh() = 0;
 };
 
 }  // namespace capstan::storage

@@ -129,6 +129,15 @@ TEST_CASE("admin API: probes, metrics, models, events, decisions and config of a
     const auto of_model = json_of(http_call(d.api, "GET", "/api/v1/events?limit=20&model=" + escaped(key)));
     REQUIRE_FALSE(of_model["events"].empty());
     for (const auto& e : of_model["events"]) CHECK(e["model"] == model);
+    // The reader behind the pages is kept open: later pages see the ticks made since.
+    const auto ticks_then = json_of(http_call(d.api, "GET", "/api/v1/events?type=tick&limit=1000"))["events"].size();
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    std::size_t ticks_now = ticks_then;
+    while (ticks_now <= ticks_then && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(100ms);
+      ticks_now = json_of(http_call(d.api, "GET", "/api/v1/events?type=tick&limit=1000"))["events"].size();
+    }
+    CHECK(ticks_now > ticks_then);
     // The end of the store: no next page.
     const auto last = json_of(http_call(d.api, "GET", "/api/v1/events?from_seq=100000000"));
     CHECK(last["events"].empty());

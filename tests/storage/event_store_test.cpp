@@ -284,6 +284,13 @@ TEST_CASE("a reader opened while the writer is open sees the writer's durable ev
   auto later = EventStore::open_read_only(dir.path());
   REQUIRE(later.ok());
   CHECK(seqs(**later) == range(1, 4));
+
+  // One kept open sees it after a refresh, and only then.
+  CHECK(seqs(**reader) == range(1, 3));
+  CHECK_FALSE((*reader)->refresh().has_value());
+  CHECK((*reader)->last_sequence() == 4);
+  CHECK(seqs(**reader) == range(1, 4));
+  CHECK_FALSE(writer->refresh().has_value());  // the writer's own store: nothing to do
 }
 
 TEST_CASE("a corrupted stored value gives an error naming its seq, not a crash") {
