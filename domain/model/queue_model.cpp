@@ -92,6 +92,9 @@ const QueueMetrics& QueueAnalyzer::solved(double lambda) const {
   const auto bits = std::bit_cast<std::uint64_t>(lambda);
   for (const Solved& s : solved_)
     if (s.lambda_bits == bits) return s.metrics;
+  // Room for a plan's sizings at once (about 25 solves): growing one by one reallocated
+  // several times per analyzer.
+  if (solved_.empty()) solved_.reserve(32);
   solved_.push_back({bits, solve(lambda)});
   return solved_.back().metrics;
 }
