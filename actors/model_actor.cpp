@@ -107,7 +107,10 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
         ModelState next = request.unapplied
                               ? settle_unapplied(std::move(*s.pending), s.state.finisher.enforcer, request.decisions)
                               : settle(std::move(*s.pending), request.decisions);
-        s.spare = std::exchange(s.state, std::move(next));
+        // Two move-assignments, not std::exchange's extra move-construction (a
+        // ModelState's move allocates: its deques leave the moved-from one a fresh map).
+        s.spare = std::move(s.state);
+        s.state = std::move(next);
         s.pending.reset();
         for (const std::string& name : s.learned_this_tick) self->send(s.variants.at(name), commit_atom::value);
         s.learned_this_tick.clear();

@@ -1,6 +1,7 @@
 #include "domain/model/queue_model.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <string>
 
@@ -87,6 +88,17 @@ double QueueAnalyzer::decode_time_ms(double batch) const {
          params_.gamma_ms * (size_.input_tokens + size_.output_tokens / 2);
 }
 
+const QueueMetrics& QueueAnalyzer::solved(double lambda) const {
+  const auto bits = std::bit_cast<std::uint64_t>(lambda);
+  for (const Solved& s : solved_)
+    if (s.lambda_bits == bits) return s.metrics;
+  // Room for a plan's sizings at once (about 25 solves): growing one by one reallocated
+  // several times per analyzer.
+  if (solved_.empty()) solved_.reserve(32);
+  solved_.push_back({bits, solve(lambda)});
+  return solved_.back().metrics;
+}
+
 QueueMetrics QueueAnalyzer::solve(double lambda) const {
   // Unnormalised p[k] = prod_{j<=k} lambda / mu(min(j, N)), with p[0] = 1. We keep only
   // the running sums the statistics need: total mass, first moment, and both restricted
@@ -151,14 +163,14 @@ Result<QueueMetrics> QueueAnalyzer::analyze(double rate_rps) const {
                                              " req/s is above the model's maximum stable rate " +
                                              fmt_num(max_rate_rps()) + " req/s"};
   }
-  return solve(rate_rps / 1000.0);
+  return solved(rate_rps / 1000.0);
 }
 
 Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
   if (auto err = validate(targets)) return *err;
   Sizing out;
-  const QueueMetrics at_min = solve(lambda_min_);
-  const QueueMetrics at_max = solve(lambda_max_);
+  const QueueMetrics at_min = solved(lambda_min_);
+  const QueueMetrics at_max = solved(lambda_max_);
   out.evaluations = 2;
 
   // WVA's search contract, with Brent's method in place of plain bisection.
@@ -174,7 +186,7 @@ Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
                        fmt_num(min_rate_rps()) + " req/s the model predicts " + fmt_num(y_lo) + " ms"};
     }
     if (increasing ? target > y_hi : target < y_hi) return lambda_max_;
-    const RootResult root = brent_root([&](double x) { return metric(solve(x)); }, lambda_min_,
+    const RootResult root = brent_root([&](double x) { return metric(solved(x)); }, lambda_min_,
                                        lambda_max_, y_lo, y_hi, target, kSearchTolerance);
     out.evaluations += root.evaluations;
     return root.x;
@@ -195,7 +207,7 @@ Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
   out.lambda_ttft_rps = lambda_ttft * 1000.0;
   out.lambda_itl_rps = lambda_itl * 1000.0;
   out.lambda_star_rps = lambda * 1000.0;
-  out.at_lambda_star = solve(lambda);
+  out.at_lambda_star = solved(lambda);
   ++out.evaluations;
   return out;
 }

@@ -8,6 +8,7 @@
 // Rates at this API are requests per second; the chain works per millisecond.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "domain/core/result.hpp"
@@ -74,8 +75,18 @@ class QueueAnalyzer {
  private:
   QueueAnalyzer(const ServiceParams& params, const QueueConfig& config, const RequestSize& size);
 
+  // The chain at lambda (per ms), solved once per analyzer: a plan sizes the same
+  // analyzer several times (the mean, the TTFT tail, a tighter ITL target), and each
+  // sizing starts at lambda_min and lambda_max and often ends where another did. A
+  // solve is a pure function of lambda, so a remembered one is the same bits.
+  const QueueMetrics& solved(double lambda_per_ms) const;
   // Solves the chain at lambda (per ms); always defined for lambda > 0.
   QueueMetrics solve(double lambda_per_ms) const;
+
+  struct Solved {
+    std::uint64_t lambda_bits;  // lambda per ms, compared as bits (0.0 and -0.0 differ)
+    QueueMetrics metrics;
+  };
 
   ServiceParams params_;
   QueueConfig config_;
@@ -83,6 +94,9 @@ class QueueAnalyzer {
   std::vector<double> inv_mu_;  // 1 / mu(n) for n = 1..N, in ms
   double lambda_min_ = 0;       // per ms
   double lambda_max_ = 0;       // per ms
+  // The chains solved so far (solved()); a cache, not state: an analyzer is made and
+  // used by one caller, never shared between threads.
+  mutable std::vector<Solved> solved_;
 };
 
 }  // namespace capstan

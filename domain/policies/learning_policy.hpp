@@ -22,10 +22,12 @@ class LearningPolicy : public TickPolicy {
 
   Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
                const PolicyConfig& config, const TickTime& time) const final {
-    Planned out;
-    ModelRequests mr{&m, requests(m, views, config, time, policy_memory<Memory>(state), out.events)};
-    out.proposal = finish_model(mr, config, time, state.finisher, out.events);
-    out.next = std::move(state);
+    // The state moves once, into the result, and is planned there: a ModelState's move
+    // allocates (its deques leave the moved-from one a fresh empty map), and a default
+    // next assigned at the end was two moves and a default deque more per model per tick.
+    Planned out{std::move(state), {}, {}};
+    ModelRequests mr{&m, requests(m, views, config, time, policy_memory<Memory>(out.next), out.events)};
+    out.proposal = finish_model(mr, config, time, out.next.finisher, out.events);
     return out;
   }
 

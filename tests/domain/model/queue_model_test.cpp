@@ -1,6 +1,7 @@
 #include "domain/model/queue_model.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstring>
 
 #include "test_data.hpp"
 
@@ -134,4 +135,50 @@ TEST_CASE("Sizing is deterministic to the bit") {
   REQUIRE(b.ok());
   CHECK(a->lambda_star_rps == b->lambda_star_rps);
   CHECK(a->at_lambda_star.ttft_ms == b->at_lambda_star.ttft_ms);
+}
+
+namespace {
+
+bool same_bits(const QueueMetrics& a, const QueueMetrics& b) {
+  const double xa[] = {a.rate_rps, a.throughput_rps, a.avg_resp_ms, a.avg_wait_ms, a.avg_in_service,
+                       a.avg_prefill_ms, a.itl_ms, a.ttft_ms, a.rho};
+  const double xb[] = {b.rate_rps, b.throughput_rps, b.avg_resp_ms, b.avg_wait_ms, b.avg_in_service,
+                       b.avg_prefill_ms, b.itl_ms, b.ttft_ms, b.rho};
+  return std::memcmp(xa, xb, sizeof(xa)) == 0;
+}
+
+bool same_bits(const Sizing& a, const Sizing& b) {
+  return std::memcmp(&a.lambda_star_rps, &b.lambda_star_rps, sizeof(double)) == 0 &&
+         std::memcmp(&a.lambda_ttft_rps, &b.lambda_ttft_rps, sizeof(double)) == 0 &&
+         std::memcmp(&a.lambda_itl_rps, &b.lambda_itl_rps, sizeof(double)) == 0 &&
+         same_bits(a.at_lambda_star, b.at_lambda_star) && a.evaluations == b.evaluations;
+}
+
+}  // namespace
+
+// The analyzer remembers the chains it solved (a plan sizes one analyzer several times):
+// what it answers after other questions must be what a fresh analyzer answers.
+TEST_CASE("An analyzer answers every question as a fresh one does, whatever it was asked before") {
+  const auto fresh = [] { return make(8.0, 0.016, 0.0005, 1024, 256); };
+  auto used = fresh();
+  const double max_rps = used.max_rate_rps();
+  const double rates[] = {used.min_rate_rps(), 0.25 * max_rps, 0.5 * max_rps, 0.9 * max_rps, max_rps};
+  // Ask in one order, then in the other, then sizings that share their end points and
+  // (for the same TTFT target) their whole TTFT search.
+  for (double r : rates) REQUIRE(used.analyze(r).ok());
+  for (int i = 4; i >= 0; --i) {
+    auto again = used.analyze(rates[i]);
+    auto first = fresh().analyze(rates[i]);
+    REQUIRE(again.ok());
+    REQUIRE(first.ok());
+    CHECK(same_bits(*again, *first));
+  }
+  const SloTargets asked[] = {{500, 50}, {0, 40}, {500, 40}, {500, 50}, {2000, 0}};
+  for (const SloTargets& t : asked) {
+    INFO(t.ttft_ms << " ms TTFT, " << t.itl_ms << " ms ITL");
+    auto again = used.size(t);
+    auto first = fresh().size(t);
+    REQUIRE(again.ok() == first.ok());
+    if (again.ok()) CHECK(same_bits(*again, *first));
+  }
 }
