@@ -90,13 +90,14 @@ double QueueAnalyzer::decode_time_ms(double batch) const {
 
 const QueueMetrics& QueueAnalyzer::solved(double lambda) const {
   const auto bits = std::bit_cast<std::uint64_t>(lambda);
-  for (const Solved& s : solved_)
-    if (s.lambda_bits == bits) return s.metrics;
-  // Room for a plan's sizings at once (about 25 solves): growing one by one reallocated
-  // several times per analyzer.
-  if (solved_.empty()) solved_.reserve(32);
-  solved_.push_back({bits, solve(lambda)});
-  return solved_.back().metrics;
+  for (std::size_t i = 0; i < solved_count_; ++i)
+    if (solved_[i].lambda_bits == bits) return solved_[i].metrics;
+  if (solved_count_ == kMemo) {  // full: later rates are solved each time they are asked
+    scratch_ = solve(lambda);
+    return scratch_;
+  }
+  solved_[solved_count_] = {bits, solve(lambda)};
+  return solved_[solved_count_++].metrics;
 }
 
 QueueMetrics QueueAnalyzer::solve(double lambda) const {

@@ -22,9 +22,10 @@ class LearningPolicy : public TickPolicy {
 
   Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
                const PolicyConfig& config, const TickTime& time) const final {
-    // The state moves once, into the result, and is planned there: a ModelState's move
-    // allocates (its deques leave the moved-from one a fresh empty map), and a default
-    // next assigned at the end was two moves and a default deque more per model per tick.
+    // The state moves once, into the result, and is planned there, rather than planned in
+    // the argument and move-assigned at the end into a default-made `next`: libstdc++'s
+    // deques allocate when default-made and when moved from (the moved-from one gets a
+    // fresh map), and a ModelState holds some.
     Planned out{std::move(state), {}, {}};
     ModelRequests mr{&m, requests(m, views, config, time, policy_memory<Memory>(out.next), out.events)};
     out.proposal = finish_model(mr, config, time, out.next.finisher, out.events);

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <cstring>
+#include <vector>
 
 #include "test_data.hpp"
 
@@ -181,4 +182,24 @@ TEST_CASE("An analyzer answers every question as a fresh one does, whatever it w
     REQUIRE(again.ok() == first.ok());
     if (again.ok()) CHECK(same_bits(*again, *first));
   }
+}
+
+TEST_CASE("An analyzer asked more rates than it remembers still answers each as a fresh one does") {
+  const auto fresh = [] { return make(8.0, 0.016, 0.0005, 1024, 256); };
+  auto used = fresh();
+  std::vector<double> rates;
+  for (int i = 1; i <= 80; ++i) rates.push_back(used.max_rate_rps() * i / 80.0);
+  for (double r : rates) REQUIRE(used.analyze(r).ok());
+  for (double r : rates) {
+    auto again = used.analyze(r);
+    auto first = fresh().analyze(r);
+    REQUIRE(again.ok());
+    REQUIRE(first.ok());
+    CHECK(same_bits(*again, *first));
+  }
+  auto again = used.size({500, 50});
+  auto first = fresh().size({500, 50});
+  REQUIRE(again.ok());
+  REQUIRE(first.ok());
+  CHECK(same_bits(*again, *first));
 }
