@@ -88,16 +88,13 @@ double QueueAnalyzer::decode_time_ms(double batch) const {
          params_.gamma_ms * (size_.input_tokens + size_.output_tokens / 2);
 }
 
-const QueueMetrics& QueueAnalyzer::solved(double lambda) const {
+QueueMetrics QueueAnalyzer::solved(double lambda) const {
   const auto bits = std::bit_cast<std::uint64_t>(lambda);
   for (std::size_t i = 0; i < solved_count_; ++i)
     if (solved_[i].lambda_bits == bits) return solved_[i].metrics;
-  if (solved_count_ == kMemo) {  // full: later rates are solved each time they are asked
-    scratch_ = solve(lambda);
-    return scratch_;
-  }
-  solved_[solved_count_] = {bits, solve(lambda)};
-  return solved_[solved_count_++].metrics;
+  const QueueMetrics m = solve(lambda);
+  if (solved_count_ < kMemo) solved_[solved_count_++] = {bits, m};  // full: solved each time asked
+  return m;
 }
 
 QueueMetrics QueueAnalyzer::solve(double lambda) const {

@@ -81,7 +81,7 @@ class QueueAnalyzer {
   // analyzer several times (the mean, the TTFT tail, a tighter ITL target), and each
   // sizing starts at lambda_min and lambda_max and often ends where another did. A
   // solve is a pure function of lambda, so a remembered one is the same bits.
-  const QueueMetrics& solved(double lambda_per_ms) const;
+  QueueMetrics solved(double lambda_per_ms) const;
   // Solves the chain at lambda (per ms); always defined for lambda > 0.
   QueueMetrics solve(double lambda_per_ms) const;
 
@@ -103,7 +103,6 @@ class QueueAnalyzer {
   static constexpr std::size_t kMemo = 32;  // a plan asks about 25
   mutable std::array<Solved, kMemo> solved_;
   mutable std::size_t solved_count_ = 0;
-  mutable QueueMetrics scratch_;  // what solved() answers once the memo is full
 };
 
 }  // namespace capstan
