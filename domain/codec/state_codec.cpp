@@ -271,13 +271,21 @@ json encoded_itl_windows(const std::map<std::string, ItlEvidence>& m) {
 }
 json encode_memory_body(const FixedMemory& m) { return {{"held", m.held}}; }
 json encode_memory_body(const HybridMemory& m) {
-  return {{"forecast", encode_forecast(m.forecast)},
+  json out = {{"forecast", encode_forecast(m.forecast)},
           {"correction", m.correction},
           {"recent_demand", m.recent_demand},
           {"recent_capacity", encode_by_variant(m.recent_capacity)},
           {"itl_windows", encoded_itl_windows(m.itl_windows)},
           {"starting_since", encode_by_variant(m.starting_since)},
           {"split", m.split}};
+  // Written only when there are any, so that a state without surges keeps its bytes.
+  if (!m.surges.empty()) {
+    json& surges = out["surges"] = json::array();
+    for (const DemandSurge& e : m.surges) {
+      surges.push_back({e.start_s, e.end_s, e.from_rps, e.to_rps, e.recurs ? 1 : 0});
+    }
+  }
+  return out;
 }
 json encode_memory_body(const ErlangMemory& m) { return {{"forecast", encode_optional_value(m.forecast)}}; }
 json encode_memory_body(const TokenSaturationMemory& m) { return {{"capacity", m.capacity}}; }
@@ -309,6 +317,15 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
     m.split = read_value<SplitSizingState>(r.at("split"));
     // Since schema 3; a state of schema 2 trusts every learned capacity as it is.
     if (r.has("correction")) m.correction = read_by_variant<double>(r.at("correction"));
+    if (r.has("surges")) {
+      const FieldReader surges = r.at("surges");
+      for (std::size_t i = 0; i < surges.size(); ++i) {
+        const FieldReader e = surges.at(i);
+        if (e.size() != 5) e.fail("must be [start_s, end_s, from_rps, to_rps, recurs]");
+        m.surges.push_back({e.at(0).number(), e.at(1).number(), e.at(2).number(), e.at(3).number(),
+                            e.at(4).number() != 0});
+      }
+    }
     return m;
   }
   if (kind == "erlang") return ErlangMemory{read_optional_value<HoltState>(r.at("forecast"))};

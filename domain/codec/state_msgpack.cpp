@@ -303,7 +303,7 @@ void write_memory(MsgpackWriter& w, const FixedMemory& m) {
 }
 
 void write_memory(MsgpackWriter& w, const HybridMemory& m) {
-  w.map(8);
+  w.map(m.surges.empty() ? 8 : 9);
   w.string("correction");
   write_by_name(w, m.correction, [&](double k) { w.number(k); });
   w.string("forecast");
@@ -320,6 +320,12 @@ void write_memory(MsgpackWriter& w, const HybridMemory& m) {
   write_split(w, m.split);
   w.string("starting_since");
   write_by_name(w, m.starting_since, [&](const std::deque<double>& d) { write_numbers(w, d); });
+  if (m.surges.empty()) return;  // as before surges were remembered
+  w.string("surges");
+  w.array(m.surges.size());
+  for (const DemandSurge& e : m.surges) {
+    write_numbers(w, std::array{e.start_s, e.end_s, e.from_rps, e.to_rps, e.recurs ? 1.0 : 0.0});
+  }
 }
 
 void write_memory(MsgpackWriter& w, const ErlangMemory& m) {
@@ -803,7 +809,7 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     return m;
   }
   if (kind == "hybrid") {
-    expect(8);
+    if (members != 8 && members != 9) throw MsgpackMismatch();
     HybridMemory m;
     r.key("correction");
     m.correction = read_by_name<double>(r, [&] { return r.number(); });
@@ -820,6 +826,19 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     m.split = read_split(r);
     r.key("starting_since");
     m.starting_since = read_by_name<std::deque<double>>(r, [&] { return read_numbers<std::deque<double>>(r); });
+    if (members == 9) {
+      r.key("surges");
+      const std::size_t n = r.array();
+      for (std::size_t i = 0; i < n; ++i) {
+        r.array(5);
+        DemandSurge& e = m.surges.emplace_back();
+        e.start_s = r.number();
+        e.end_s = r.number();
+        e.from_rps = r.number();
+        e.to_rps = r.number();
+        e.recurs = r.number() != 0;
+      }
+    }
     return m;
   }
   if (kind == "erlang") {

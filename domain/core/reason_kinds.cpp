@@ -20,6 +20,9 @@ std::string render_hybrid(const Reason& r) {
                       "demand {demand_rps} req/s (forecast {forecast_rps} req/s at t+{horizon_s:r} s, observed "
                       "{observed_rps} req/s + backlog {backlog}, {backlog_ahead:r} when new replicas are ready), "
                       "peak {peak_rps} req/s over the last {keep_s:r} s, supply {supply_rps} req/s");
+  if (find_figure(r, "surge_hold_rps")) {
+    text += fill(r, ", {surge_hold_rps} req/s held for surges that recur within a start-up and the cooldown");
+  }
   if (find_figure(r, "noise_rps")) {
     text += fill(r, " (demand over supply by less than the arrivals' noise, {noise_rps} req/s, buys nothing)");
   }

@@ -40,12 +40,17 @@ using DemandHistory = std::deque<std::pair<double, double>>;
 // and one still ahead by this tick's newer forecast, so capacity is not kept for a
 // forecast the traffic has already proved wrong (after a stop, a trend-following
 // forecaster still predicts a quarter of the old rate for a tick or two).
+// The history is kept for retain_s (at least keep_s) for readers that look further back
+// (demand_surges.hpp); the peak is over keep_s only.
 inline double peak_demand(DemandHistory& recent, double now_s, double observed_rps, double demand, bool record,
-                          double keep_s) {
+                          double keep_s, double retain_s = 0) {
   if (record) recent.emplace_back(now_s, observed_rps);
-  while (!recent.empty() && recent.front().first < now_s - keep_s) recent.pop_front();
+  const double forget_before_s = now_s - std::max(keep_s, retain_s);
+  while (!recent.empty() && recent.front().first < forget_before_s) recent.pop_front();
   double peak = demand;
-  for (const auto& [t, d] : recent) peak = std::max(peak, d);
+  for (const auto& [t, d] : recent) {
+    if (t >= now_s - keep_s) peak = std::max(peak, d);
+  }
   return peak;
 }
 

@@ -341,14 +341,16 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   signal.supply = supply;
   // Capacity outlives the demand that needed it by the configured cooldown.
   const double keep_s = config.scale_down_cooldown_s;
-  const double peak =
-      peak_demand(memory.recent_demand, now_s, observed_rps, demand, seen.usable, keep_s);
+  const double peak = peak_demand(memory.recent_demand, now_s, observed_rps, demand, seen.usable, keep_s,
+                                  surge_history_s(keep_s, horizon_s, interval_s));
+  // Surges that recur faster than a released replica could be back hold their capacity.
+  const double surge = surge_hold(memory.surges, memory.recent_demand, now_s, interval_s, horizon_s, keep_s, kNoiseZ);
   const double noise = noise_credit(sizes, m, supply, observed_rps, interval_s, queued);
   const bool within_noise = demand > supply && demand <= supply + noise;
   signal.required = std::max(0.0, demand - supply - noise);
   // Nothing is released while requests wait: the replicas holding them are the ones
   // draining them, and a backlog is the wrong time to trust a spare-capacity figure.
-  signal.spare = queued ? 0.0 : std::max(0.0, supply - peak * (1 + kSpareMargin));
+  signal.spare = queued ? 0.0 : std::max(0.0, supply - std::max(peak, surge) * (1 + kSpareMargin));
   signal.spare = bounded_release(signal, !(observed_rps > 0) && !(seen.backlog > 0));
   signal.release_least_efficient_first = true;
   signal.useful_fraction = kUsefulFraction;
@@ -366,7 +368,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     ScalingRequest& r = requests[i];
     // Made in place, not copied from a list: a reason is made per variant per tick.
     std::vector<Figure> figures;
-    figures.reserve(19);
+    figures.reserve(20);
     figures.emplace_back("demand_rps", demand);
     figures.emplace_back("forecast_rps", ahead.rate_rps);
     figures.emplace_back("horizon_s", horizon_s);
@@ -374,6 +376,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     figures.emplace_back("backlog", seen.backlog);
     figures.emplace_back("backlog_ahead", backlog_ahead);
     figures.emplace_back("peak_rps", peak);
+    if (surge > 0) figures.emplace_back("surge_hold_rps", surge);
     figures.emplace_back("keep_s", keep_s);
     figures.emplace_back("supply_rps", supply);
     figures.emplace_back("queued", queued);

@@ -17,6 +17,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "domain/forecast/demand_memory.hpp"
+#include "domain/forecast/demand_surges.hpp"
 #include "domain/forecast/holt_predictor.hpp"
 #include "domain/forecast/traffic_forecast.hpp"
 #include "domain/model/ekf_tuner.hpp"
@@ -40,6 +41,8 @@ struct HybridMemory {
   // Recent (time, observed request rate): capacity is released only below the peak of
   // the last scale-down cooldown and this tick's demand.
   DemandHistory recent_demand;
+  // Surges of the traffic within a horizon, while they recur (demand_surges.hpp).
+  DemandSurges surges;
   // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
   // one tick's drifting fit does not move replicas.
   std::map<std::string, std::deque<double>> recent_capacity;

@@ -365,3 +365,58 @@ TEST_CASE("hybrid does not grow a variant whose pods meet the SLO at more than i
   CHECK(d[0].target_replicas == 2);
   CHECK_THAT(d[0].reason.text, Catch::Contains("the pods meet the SLO at more than the learned"));
 }
+
+namespace {
+
+// 4 req/s with a 60 s burst of 24 req/s every 420 s (sim/scenarios/open/burst-recur.yaml).
+double bursty_rps(int tick) { return tick % 14 >= 12 ? 24 : 4; }
+
+}  // namespace
+
+TEST_CASE("hybrid holds the capacity of bursts that recur before a released replica could be back") {
+  PolicyConfig c = config();
+  c.scale_down_cooldown_s = 300;
+  HybridPolicy bursty(c), calm(c);
+  const Fleet f{4, 0, 0};  // 4 replicas carry a burst (6 req/s each, ~7.5 at this SLO)
+  std::vector<Decision> a, b;
+  for (int t = 0; t < 66; ++t) {
+    a = bursty.tick(tick_at(30.0 * t, f, bursty_rps(t)));
+    b = calm.tick(tick_at(30.0 * t, f, 4));
+  }
+  // Tick 65 is between bursts, long past the cooldown after the last one (t = 56-57).
+  INFO(a[0].reason.text);
+  INFO(b[0].reason.text);
+  // What each policy wanted, before the finishing stages' cooldown held it.
+  const auto wanted = [](const Decision& d) {
+    const auto at = d.reason.text.find("wanted ");
+    return at == std::string::npos ? d.target_replicas : std::stoi(d.reason.text.substr(at + 7));
+  };
+  CHECK(wanted(b[0]) < 4);
+  CHECK(wanted(a[0]) == 4);
+  CHECK_THAT(a[0].reason.text, Catch::Contains("req/s held for surges that recur within a start-up and the cooldown"));
+  // The rate held is the bursts' (24 req/s observed, within a tick's noise).
+  const std::string& text = a[0].reason.text;
+  const auto held_at = text.find(" req/s held for surges");
+  REQUIRE(held_at != std::string::npos);
+  const double held = std::stod(text.substr(text.rfind(", ", held_at) + 2));
+  CHECK(held >= 20);
+  CHECK(held <= 26);
+  CHECK_THAT(b[0].reason.text, !Catch::Contains("held for surges"));
+}
+
+TEST_CASE("hybrid's state keeps the surges it saw and a restored policy holds the same") {
+  PolicyConfig c = config();
+  c.scale_down_cooldown_s = 300;
+  HybridPolicy a(c);
+  const Fleet f{4, 0, 0};
+  for (int t = 0; t < 60; ++t) a.tick(tick_at(30.0 * t, f, bursty_rps(t)));
+  const nlohmann::json saved = a.save_state();
+  REQUIRE(saved.at("models").at(0).at("policy").contains("surges"));
+  HybridPolicy b(c);
+  REQUIRE(b.restore_state(nlohmann::json::from_msgpack(nlohmann::json::to_msgpack(saved))).ok());
+  CHECK(b.save_state() == saved);
+  for (int t = 60; t < 70; ++t) {
+    const TickInput in = tick_at(30.0 * t, f, bursty_rps(t));
+    CHECK(a.tick(in) == b.tick(in));
+  }
+}
