@@ -272,12 +272,12 @@ json encoded_itl_windows(const std::map<std::string, ItlEvidence>& m) {
 json encode_memory_body(const FixedMemory& m) { return {{"held", m.held}}; }
 json encode_memory_body(const HybridMemory& m) {
   json out = {{"forecast", encode_forecast(m.forecast)},
-          {"correction", m.correction},
-          {"recent_demand", m.recent_demand},
-          {"recent_capacity", encode_by_variant(m.recent_capacity)},
-          {"itl_windows", encoded_itl_windows(m.itl_windows)},
-          {"starting_since", encode_by_variant(m.starting_since)},
-          {"split", m.split}};
+              {"correction", m.correction},
+              {"recent_demand", m.recent_demand},
+              {"recent_capacity", encode_by_variant(m.recent_capacity)},
+              {"itl_windows", encoded_itl_windows(m.itl_windows)},
+              {"starting_since", encode_by_variant(m.starting_since)},
+              {"split", m.split}};
   // Written only when there are any, so that a state without surges keeps its bytes.
   if (!m.surges.empty()) {
     json& surges = out["surges"] = json::array();

@@ -14,9 +14,8 @@
 // a replica released after one could be back for the next. While a recurring surge is
 // remembered, the fleet holds the highest rate the surges reached, as a static fleet
 // sized for the bursts would, and releases it when the surges stop recurring, a cooldown
-// plus a horizon after the last was seen. The SLO's tail probability
-// does not enter: with at most a few dozen ticks in the window, its quantile is the
-// highest surge.
+// plus a horizon after the last was seen. The SLO's tail probability does not enter:
+// with at most a few dozen ticks in the window, its quantile is the highest surge.
 #pragma once
 
 #include <algorithm>
@@ -47,9 +46,9 @@ inline double surge_history_s(double keep_s, double horizon_s, double interval_s
 
 // Records the surge (if any) from the tick one horizon ago, forgets surges seen more than
 // a cooldown plus a horizon ago, and returns the rate to hold: the highest rate the
-// remembered surges reached while one of them recurs, else 0. `recent` holds the observed rates of
-// at least surge_history_s (peak_demand with that retention); noise_z is how many
-// standard deviations of a tick's Poisson count a rise must exceed.
+// remembered surges reached while one of them recurs, else 0. `recent` holds the observed
+// rates of at least surge_history_s (peak_demand with that retention); noise_z is how
+// many standard deviations of a tick's Poisson count a rise must exceed.
 inline double surge_hold(DemandSurges& surges, const DemandHistory& recent, double now_s, double interval_s,
                          double horizon_s, double keep_s, double noise_z) {
   if (interval_s > 0 && horizon_s > 0) {
