@@ -217,8 +217,12 @@ void add_itl_window(ItlEvidence& evidence, const WindowHistogram& window, double
     evidence.windows.clear();
     evidence.upper_bounds_ms = window.upper_bounds_ms;
   }
-  evidence.windows.push_back(std::move(w));
-  while (evidence.windows.size() > max_windows) evidence.windows.pop_front();
+  // The oldest leave before the newest comes, so that a full history keeps its storage
+  // instead of growing it for a moment; the loop after keeps max_windows 0 right.
+  auto& windows = evidence.windows;
+  if (max_windows > 0 && windows.size() >= max_windows) windows.erase(windows.begin(), windows.end() - static_cast<long>(max_windows - 1));
+  windows.push_back(std::move(w));
+  while (windows.size() > max_windows) windows.pop_front();
 }
 
 std::optional<ItlSpread> fit_itl_spread(const std::vector<std::vector<ItlTailPoint>>& windows) {

@@ -25,12 +25,12 @@
 // dozen from scratch (issue 19).
 #pragma once
 
-#include <deque>
 #include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "domain/core/history.hpp"
 #include "domain/core/types.hpp"
 #include "domain/core/variant_state.hpp"
 
@@ -111,7 +111,7 @@ struct ItlWindow {
 // where the next fit starts.
 struct ItlEvidence {
   std::vector<double> upper_bounds_ms;
-  std::deque<ItlWindow> windows;
+  History<ItlWindow> windows;
   std::optional<ProbitCoefficients> start;  // none: from scale 0.3 at location 0
 };
 

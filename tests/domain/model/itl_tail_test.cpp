@@ -115,6 +115,21 @@ TEST_CASE("ITL evidence keeps its last windows and starts over when the bounds c
   CHECK(evidence.upper_bounds_ms == other.upper_bounds_ms);
 }
 
+TEST_CASE("a full ITL evidence drops its oldest window for the newest without growing its room") {
+  ItlEvidence evidence;
+  for (int t = 0; t < 3; ++t) add_itl_window(evidence, binned(300, 29, 60, 0, 0.2), 29, 60 + t, 3);
+  const std::size_t room = evidence.windows.capacity();
+  for (int t = 3; t < 8; ++t) add_itl_window(evidence, binned(300, 29, 60, 0, 0.2), 29, 60 + t, 3);
+  REQUIRE(evidence.windows.size() == 3);
+  CHECK(evidence.windows[0].model_itl_ms == 65);
+  CHECK(evidence.windows[1].model_itl_ms == 66);
+  CHECK(evidence.windows[2].model_itl_ms == 67);
+  CHECK(evidence.windows.capacity() == room);
+  ItlEvidence none;
+  add_itl_window(none, binned(300, 29, 60, 0, 0.2), 29, 60, 0);
+  CHECK(none.windows.empty());
+}
+
 TEST_CASE("the mean ITL sized against keeps the tail probability under the target") {
   CHECK(normal_upper_quantile(0.01) == Approx(2.3263).margin(1e-4));
   CHECK(normal_upper_quantile(0.5) == Approx(0).margin(1e-9));
