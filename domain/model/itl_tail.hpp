@@ -25,6 +25,7 @@
 // dozen from scratch (issue 19).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -102,8 +103,11 @@ struct ItlWindow {
   std::vector<double> below;  // per bound, in [0, requests]; NaN where not finite (no point)
 
   // Derived, never saved: the window's points (itl_tail_points), and its terms at
-  // ItlEvidence::start when known.
-  std::vector<ItlTailPoint> points;
+  // ItlEvidence::start when known. The points never change once made, so the copies of
+  // a model's state that hold the window share them: a plan works on a copy of the state
+  // and a snapshot takes another, and with twenty windows of a score of points each, the
+  // points were most of a hybrid model's state. Null until made.
+  std::shared_ptr<const std::vector<ItlTailPoint>> points;
   std::optional<ItlFitTerms> terms_at_start;
 };
 
