@@ -47,8 +47,7 @@ void finish_plan(self_ptr self, LearnGather& g) {
     for (TickEvent& e : r->events) reply.learn_events.push_back(std::move(e));
     views.push_back(std::move(r->view));
   }
-  s.spare = s.state;
-  Planned planned = s.policy->plan(std::move(s.spare), *g.request.input, views, *g.request.config, g.request.time);
+  Planned planned = s.policy->plan(ModelState(s.state), *g.request.input, views, *g.request.config, g.request.time);
   s.pending = std::move(planned.next);
   reply.proposal = std::move(planned.proposal);
   reply.plan_events = std::move(planned.events);
@@ -104,13 +103,9 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
       [self](settle_atom, const SettleRequest& request) {
         auto& s = self->state;
         if (!s.pending) return;  // the plan this settles was given up on
-        ModelState next = request.unapplied
-                              ? settle_unapplied(std::move(*s.pending), s.state.finisher.enforcer, request.decisions)
-                              : settle(std::move(*s.pending), request.decisions);
-        // Two move-assignments, not std::exchange's extra move-construction (a
-        // ModelState's move allocates: its deques leave the moved-from one a fresh map).
-        s.spare = std::move(s.state);
-        s.state = std::move(next);
+        s.state = request.unapplied
+                      ? settle_unapplied(std::move(*s.pending), s.state.finisher.enforcer, request.decisions)
+                      : settle(std::move(*s.pending), request.decisions);
         s.pending.reset();
         for (const std::string& name : s.learned_this_tick) self->send(s.variants.at(name), commit_atom::value);
         s.learned_this_tick.clear();

@@ -20,13 +20,12 @@ struct ModelActorState {
   std::shared_ptr<const TickPolicy> policy;
   ModelKey model;
   ModelState state;
+  // The planned state, until the fleet settles the tick. Plan takes its state by value
+  // and `state` must survive a plan the fleet gives up on, so each plan works on a copy;
+  // at settle the old state is freed, not kept as a spare to copy into: settle comes
+  // before the journal's write, the tick's peak of memory, and a spare held a second
+  // full state per model through it.
   std::optional<ModelState> pending;
-  // The state before the last settled tick, kept to be overwritten: plan takes its state
-  // by value and `state` must survive a plan the fleet gives up on, so each tick copies
-  // it; assigning into this spare reuses its deques', maps' and vectors' memory instead
-  // of allocating a fresh state and freeing the old one at settle (at 10,000 models the
-  // two were about a third of the model actors' time).
-  ModelState spare;
   std::map<std::string, variant_actor> variants;
   // Memories to start variants with, from a restart; moved into each variant's actor
   // when the variant is first seen.

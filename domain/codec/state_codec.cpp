@@ -310,10 +310,10 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
     HybridMemory m;
     m.forecast = read_forecast(r.at("forecast"));
     m.recent_demand = read_value<DemandHistory>(r.at("recent_demand"));
-    m.recent_capacity = read_by_variant<std::deque<double>>(r.at("recent_capacity"));
+    m.recent_capacity = read_by_variant<History<double>>(r.at("recent_capacity"));
     const FieldReader itl = r.at("itl_windows");
     for (const std::string& k : itl.keys()) m.itl_windows.emplace(k, read_itl_evidence(itl.at(k)));
-    m.starting_since = read_by_variant<std::deque<double>>(r.at("starting_since"));
+    m.starting_since = read_by_variant<History<double>>(r.at("starting_since"));
     m.split = read_value<SplitSizingState>(r.at("split"));
     // Since schema 3; a state of schema 2 trusts every learned capacity as it is.
     if (r.has("correction")) m.correction = read_by_variant<double>(r.at("correction"));

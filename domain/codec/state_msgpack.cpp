@@ -268,7 +268,7 @@ void write_split(MsgpackWriter& w, const SplitSizingState& s) {
     w.null();
   }
   w.string("recent_capacity_rps");
-  write_by_name(w, s.recent_capacity_rps, [&](const std::deque<double>& d) { write_numbers(w, d); });
+  write_by_name(w, s.recent_capacity_rps, [&](const History<double>& d) { write_numbers(w, d); });
   w.string("recent_demand");
   write_by_name(w, s.recent_demand, [&](const DemandHistory& d) { write_pairs(w, d); });
   w.string("regressions");
@@ -313,13 +313,13 @@ void write_memory(MsgpackWriter& w, const HybridMemory& m) {
   w.string("kind");
   w.string("hybrid");
   w.string("recent_capacity");
-  write_by_name(w, m.recent_capacity, [&](const std::deque<double>& d) { write_numbers(w, d); });
+  write_by_name(w, m.recent_capacity, [&](const History<double>& d) { write_numbers(w, d); });
   w.string("recent_demand");
   write_pairs(w, m.recent_demand);
   w.string("split");
   write_split(w, m.split);
   w.string("starting_since");
-  write_by_name(w, m.starting_since, [&](const std::deque<double>& d) { write_numbers(w, d); });
+  write_by_name(w, m.starting_since, [&](const History<double>& d) { write_numbers(w, d); });
   if (m.surges.empty()) return;  // as before surges were remembered
   w.string("surges");
   w.array(m.surges.size());
@@ -427,6 +427,7 @@ template <class C>
 C read_numbers(MsgpackReader& r) {
   C out;
   const std::size_t n = r.array();
+  if constexpr (requires { out.reserve(n); }) out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) out.push_back(r.number());
   return out;
 }
@@ -435,6 +436,7 @@ template <class C>
 C read_pairs(MsgpackReader& r) {
   C out;
   const std::size_t n = r.array();
+  if constexpr (requires { out.reserve(n); }) out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     r.array(2);
     const double a = r.number();
@@ -511,7 +513,7 @@ ModelFinisherState read_finisher(MsgpackReader& r) {
   ModelFinisherState f;
   r.map(3);
   r.key("arrivals");
-  f.arrivals = read_pairs<std::deque<std::pair<double, double>>>(r);
+  f.arrivals = read_pairs<History<std::pair<double, double>>>(r);
   r.key("enforcer");
   f.enforcer.variants = read_by_name<VariantEnforcerState>(r, [&] {
     VariantEnforcerState v;
@@ -680,6 +682,7 @@ ItlEvidence read_itl_evidence(MsgpackReader& r) {
   e.upper_bounds_ms = read_numbers<std::vector<double>>(r);
   r.key("windows");
   const std::size_t n = r.array();
+  e.windows.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
     r.array(5);
     const double d1_ms = r.number();
@@ -751,7 +754,7 @@ SplitSizingState read_split(MsgpackReader& r) {
     return t;
   });
   r.key("recent_capacity_rps");
-  s.recent_capacity_rps = read_by_name<std::deque<double>>(r, [&] { return read_numbers<std::deque<double>>(r); });
+  s.recent_capacity_rps = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
   r.key("recent_demand");
   s.recent_demand = read_by_name<DemandHistory>(r, [&] { return read_pairs<DemandHistory>(r); });
   r.key("regressions");
@@ -819,13 +822,13 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     m.itl_windows = read_by_name<ItlEvidence>(r, [&] { return read_itl_evidence(r); });
     kind_is("hybrid");
     r.key("recent_capacity");
-    m.recent_capacity = read_by_name<std::deque<double>>(r, [&] { return read_numbers<std::deque<double>>(r); });
+    m.recent_capacity = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
     r.key("recent_demand");
     m.recent_demand = read_pairs<DemandHistory>(r);
     r.key("split");
     m.split = read_split(r);
     r.key("starting_since");
-    m.starting_since = read_by_name<std::deque<double>>(r, [&] { return read_numbers<std::deque<double>>(r); });
+    m.starting_since = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
     if (members == 9) {
       r.key("surges");
       const std::size_t n = r.array();

@@ -8,9 +8,10 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <deque>
 #include <utility>
 #include <vector>
+
+#include "domain/core/history.hpp"
 
 namespace capstan {
 
@@ -18,20 +19,22 @@ inline constexpr double kSpareMargin = 0.15;        // keep 15% above the peak d
 inline constexpr std::size_t kCapacityWindow = 10;  // ticks of capacity figures behind the median
 
 // Appends a capacity figure, keeping the newest kCapacityWindow.
-inline void remember_capacity(std::deque<double>& history, double capacity) {
+inline void remember_capacity(History<double>& history, double capacity) {
+  // The oldest leaves before the newest comes: a full history then keeps its storage
+  // instead of growing it for a moment (the same figures as pushing first).
+  if (history.size() >= kCapacityWindow) history.pop_front();
   history.push_back(capacity);
-  if (history.size() > kCapacityWindow) history.pop_front();
 }
 
 // The upper median of a non-empty history.
-inline double median_capacity(const std::deque<double>& history) {
+inline double median_capacity(const History<double>& history) {
   std::vector<double> sorted(history.begin(), history.end());
   std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
   return sorted[sorted.size() / 2];
 }
 
 // (time, observed request rate), oldest first.
-using DemandHistory = std::deque<std::pair<double, double>>;
+using DemandHistory = History<std::pair<double, double>>;
 
 // Records this tick's observed rate (when `record`: a tick whose rate is evidence),
 // forgets what is older than keep_s, and returns the peak of what is left and of

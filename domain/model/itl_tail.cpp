@@ -201,7 +201,7 @@ std::vector<ItlTailPoint> itl_tail_points(const WindowHistogram& window, double 
 ItlWindow make_itl_window(const std::vector<double>& upper_bounds_ms, double d1_ms, double model_itl_ms,
                           double requests, std::vector<double> below) {
   ItlWindow w{d1_ms, model_itl_ms, requests, std::move(below), {}, std::nullopt};
-  w.points = points_of(upper_bounds_ms, w.below, requests, d1_ms, model_itl_ms);
+  w.points = std::make_shared<const std::vector<ItlTailPoint>>(points_of(upper_bounds_ms, w.below, requests, d1_ms, model_itl_ms));
   return w;
 }
 
@@ -212,13 +212,17 @@ void add_itl_window(ItlEvidence& evidence, const WindowHistogram& window, double
     if (std::isfinite(window.cumulative[i])) below[i] = std::clamp(window.cumulative[i], 0.0, window.count);
   }
   ItlWindow w = make_itl_window(window.upper_bounds_ms, d1_ms, model_itl_ms, window.count, std::move(below));
-  if (w.points.empty()) return;
+  if (w.points->empty()) return;
   if (window.upper_bounds_ms != evidence.upper_bounds_ms) {
     evidence.windows.clear();
     evidence.upper_bounds_ms = window.upper_bounds_ms;
   }
-  evidence.windows.push_back(std::move(w));
-  while (evidence.windows.size() > max_windows) evidence.windows.pop_front();
+  // The oldest leave before the newest comes, so that a full history keeps its storage
+  // instead of growing it for a moment; the loop after keeps max_windows 0 right.
+  auto& windows = evidence.windows;
+  if (max_windows > 0 && windows.size() >= max_windows) windows.erase(windows.begin(), windows.end() - static_cast<long>(max_windows - 1));
+  windows.push_back(std::move(w));
+  while (windows.size() > max_windows) windows.pop_front();
 }
 
 std::optional<ItlSpread> fit_itl_spread(const std::vector<std::vector<ItlTailPoint>>& windows) {
@@ -234,15 +238,18 @@ std::optional<ItlSpread> refit_itl_spread(ItlEvidence& evidence) {
     // A window read back from a snapshot may come without its points (state_msgpack.cpp
     // leaves them to the first fit that needs them): derived here exactly as
     // make_itl_window derives them.
-    if (w.points.empty()) w.points = points_of(evidence.upper_bounds_ms, w.below, w.requests, w.d1_ms, w.model_itl_ms);
-    spans.emplace_back(w.points);
+    if (!w.points) {
+      w.points = std::make_shared<const std::vector<ItlTailPoint>>(
+          points_of(evidence.upper_bounds_ms, w.below, w.requests, w.d1_ms, w.model_itl_ms));
+    }
+    spans.emplace_back(*w.points);
   }
   const auto [requests, split] = evidence_of(spans);
   if (requests < kMinSpreadRequests || !split) return std::nullopt;
   std::optional<Ascent> ascent;
   if (evidence.start) {
     std::vector<ItlFitTerms> terms;
-    for (const ItlWindow& w : evidence.windows) terms.push_back(w.terms_at_start ? *w.terms_at_start : terms_of(w.points, *evidence.start));
+    for (const ItlWindow& w : evidence.windows) terms.push_back(w.terms_at_start ? *w.terms_at_start : terms_of(*w.points, *evidence.start));
     ascent = ascend(spans, *evidence.start, std::move(terms));
     // A start the optimum cannot be reached from is left for the fit from scratch,
     // whose answer it then is, as before warm starts.

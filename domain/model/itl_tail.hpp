@@ -25,12 +25,13 @@
 // dozen from scratch (issue 19).
 #pragma once
 
-#include <deque>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "domain/core/history.hpp"
 #include "domain/core/types.hpp"
 #include "domain/core/variant_state.hpp"
 
@@ -102,8 +103,11 @@ struct ItlWindow {
   std::vector<double> below;  // per bound, in [0, requests]; NaN where not finite (no point)
 
   // Derived, never saved: the window's points (itl_tail_points), and its terms at
-  // ItlEvidence::start when known.
-  std::vector<ItlTailPoint> points;
+  // ItlEvidence::start when known. The points never change once made, so the copies of
+  // a model's state that hold the window share them: a plan works on a copy of the state
+  // and a snapshot takes another, and with twenty windows of a score of points each, the
+  // points were most of a hybrid model's state. Null until made.
+  std::shared_ptr<const std::vector<ItlTailPoint>> points;
   std::optional<ItlFitTerms> terms_at_start;
 };
 
@@ -111,7 +115,7 @@ struct ItlWindow {
 // where the next fit starts.
 struct ItlEvidence {
   std::vector<double> upper_bounds_ms;
-  std::deque<ItlWindow> windows;
+  History<ItlWindow> windows;
   std::optional<ProbitCoefficients> start;  // none: from scale 0.3 at location 0
 };
 

@@ -134,7 +134,7 @@ void add_itl_evidence(std::map<std::string, ItlEvidence>& evidence, const Servic
 
 // Started replicas, oldest first: one seen starting for the first time was asked for
 // at the previous tick; the oldest is taken to be the first ready.
-std::vector<double> starting_ready_in_s(std::deque<double>& started, const VariantState& v,
+std::vector<double> starting_ready_in_s(History<double>& started, const VariantState& v,
                                         const std::optional<ColdStartState>& cold_start, const TickTime& time) {
   const auto starting = static_cast<size_t>(std::max(0, v.pending_replicas));
   while (started.size() > starting) started.pop_front();

@@ -8,7 +8,6 @@
 // in VariantMemory, which `learn` owns.
 #pragma once
 
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +15,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "domain/core/history.hpp"
 #include "domain/forecast/demand_memory.hpp"
 #include "domain/forecast/demand_surges.hpp"
 #include "domain/forecast/holt_predictor.hpp"
@@ -45,7 +45,7 @@ struct HybridMemory {
   DemandSurges surges;
   // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
   // one tick's drifting fit does not move replicas.
-  std::map<std::string, std::deque<double>> recent_capacity;
+  std::map<std::string, History<double>> recent_capacity;
   // The per-request ITL evidence of recent windows per variant, with where its next
   // fit starts (itl_tail.hpp). Kept here, not in VariantMemory: the evidence is read
   // against the model's traffic (all its variants' token lengths), which only plan sees.
@@ -54,7 +54,7 @@ struct HybridMemory {
   // (hybrid_correction.hpp); a variant at 1 has no entry.
   std::map<std::string, double> correction;
   // When each replica still starting was asked for, oldest first, per variant.
-  std::map<std::string, std::deque<double>> starting_since;
+  std::map<std::string, History<double>> starting_since;
   SplitSizingState split;  // when the model is split into prefill and decode variants
 };
 

@@ -221,7 +221,7 @@ void to_json(nlohmann::json& j, const SplitSizingState& s) {
 
 void from_json(const nlohmann::json& j, SplitSizingState& s) {
   s.regressions = j.at("regressions").get<std::map<std::string, RegressionState>>();
-  s.recent_capacity_rps = j.at("recent_capacity_rps").get<std::map<std::string, std::deque<double>>>();
+  s.recent_capacity_rps = j.at("recent_capacity_rps").get<std::map<std::string, History<double>>>();
   s.recent_demand = j.at("recent_demand").get<std::map<std::string, DemandHistory>>();
   const auto& v = j.at("last_shape");
   s.last_shape.reset();

@@ -23,7 +23,6 @@
 // Everything here is a pure function of its arguments and a SplitSizingState value.
 #pragma once
 
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -33,6 +32,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "domain/core/decision.hpp"
+#include "domain/core/history.hpp"
 #include "domain/forecast/demand_memory.hpp"
 #include "domain/model/forward_pass_regression.hpp"
 #include "domain/tick/policy_config.hpp"
@@ -70,7 +70,7 @@ RoleBacklog role_backlog(const ModelTickInput& model, Role role, double max_samp
 // What outlives a tick of one split model.
 struct SplitSizingState {
   std::map<std::string, RegressionState> regressions;           // by variant
-  std::map<std::string, std::deque<double>> recent_capacity_rps;  // by variant, newest last
+  std::map<std::string, History<double>> recent_capacity_rps;  // by variant, newest last
   // (time, demand) per role ("prefill", "decode"), over the scale-down cooldown.
   std::map<std::string, DemandHistory> recent_demand;
   std::optional<TrafficSample> last_shape;  // the last request shape seen

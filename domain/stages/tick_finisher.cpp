@@ -18,7 +18,7 @@ std::vector<VariantState> states_of(const ModelTickInput& m) {
 }
 
 // Requests over the retention window, or nullopt until the window has been observed.
-std::optional<double> requests_in_retention(std::deque<std::pair<double, double>>& history,
+std::optional<double> requests_in_retention(History<std::pair<double, double>>& history,
                                             double now_s, double interval_s, double arrivals,
                                             double retention_s) {
   history.emplace_back(now_s, arrivals);
@@ -281,7 +281,7 @@ void from_json(const nlohmann::json& j, ModelFinisherState& s) {
   j.at("enforcer").get_to(s.enforcer);
   j.at("last_good_target").get_to(s.last_good_target);
   const auto pairs = j.at("arrivals").get<std::vector<std::pair<double, double>>>();
-  s.arrivals = std::deque<std::pair<double, double>>(pairs.begin(), pairs.end());
+  s.arrivals = History<std::pair<double, double>>(pairs.begin(), pairs.end());
 }
 
 }  // namespace capstan

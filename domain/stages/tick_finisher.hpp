@@ -38,7 +38,6 @@
 // ModelFinisherState per model.
 #pragma once
 
-#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -47,6 +46,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "domain/core/decision.hpp"
+#include "domain/core/history.hpp"
 #include "domain/tick/tick_events.hpp"
 #include "domain/stages/enforcer.hpp"
 #include "domain/tick/policy_config.hpp"
@@ -60,7 +60,7 @@ struct ModelFinisherState {
   std::map<std::string, int> last_good_target;  // by variant: what the metric guard holds to
   // Requests that reached the model per past tick, newest last, over the scale-to-zero
   // retention.
-  std::deque<std::pair<double, double>> arrivals;
+  History<std::pair<double, double>> arrivals;
 
   bool operator==(const ModelFinisherState&) const = default;
 };

@@ -105,7 +105,7 @@ TEST_CASE("ITL evidence keeps its last windows and starts over when the bounds c
   ItlEvidence evidence;
   for (int t = 0; t < 5; ++t) add_itl_window(evidence, binned(300, 29, 60, 0, 0.2), 29, 60, 3);
   CHECK(evidence.windows.size() == 3);
-  CHECK(evidence.windows.back().points == itl_tail_points(binned(300, 29, 60, 0, 0.2), 29, 60));
+  CHECK(*evidence.windows.back().points == itl_tail_points(binned(300, 29, 60, 0, 0.2), 29, 60));
   add_itl_window(evidence, WindowHistogram{}, 29, 60, 3);  // no requests: no window
   CHECK(evidence.windows.size() == 3);
   WindowHistogram other = binned(300, 29, 60, 0, 0.2);
@@ -113,6 +113,42 @@ TEST_CASE("ITL evidence keeps its last windows and starts over when the bounds c
   add_itl_window(evidence, other, 29, 60, 3);
   CHECK(evidence.windows.size() == 1);
   CHECK(evidence.upper_bounds_ms == other.upper_bounds_ms);
+}
+
+TEST_CASE("a full ITL evidence drops its oldest window for the newest without growing its room") {
+  ItlEvidence evidence;
+  for (int t = 0; t < 3; ++t) add_itl_window(evidence, binned(300, 29, 60, 0, 0.2), 29, 60 + t, 3);
+  const std::size_t room = evidence.windows.capacity();
+  for (int t = 3; t < 8; ++t) add_itl_window(evidence, binned(300, 29, 60, 0, 0.2), 29, 60 + t, 3);
+  REQUIRE(evidence.windows.size() == 3);
+  CHECK(evidence.windows[0].model_itl_ms == 65);
+  CHECK(evidence.windows[1].model_itl_ms == 66);
+  CHECK(evidence.windows[2].model_itl_ms == 67);
+  CHECK(evidence.windows.capacity() == room);
+  ItlEvidence none;
+  add_itl_window(none, binned(300, 29, 60, 0, 0.2), 29, 60, 0);
+  CHECK(none.windows.empty());
+}
+
+TEST_CASE("a copy of ITL evidence shares its windows' points, and adding to the copy leaves the original as it was") {
+  ItlEvidence evidence;
+  for (int t = 0; t < 3; ++t) add_itl_window(evidence, binned(300, 29, 60, 0, 0.2), 29, 60 + t, 3);
+  ItlEvidence copy = evidence;
+  add_itl_window(copy, binned(300, 29, 60, 0, 0.2), 29, 70, 3);
+  REQUIRE(evidence.windows.size() == 3);
+  CHECK(evidence.windows[0].model_itl_ms == 60);
+  CHECK(copy.windows[0].points.get() == evidence.windows[1].points.get());
+  CHECK(copy.windows[1].points.get() == evidence.windows[2].points.get());
+  CHECK(*copy.windows[2].points == itl_tail_points(binned(300, 29, 60, 0, 0.2), 29, 70));
+  // A window without its points (as a snapshot restores it) fits as one that has them.
+  ItlEvidence restored = copy;
+  for (ItlWindow& w : restored.windows) w.points.reset();
+  const auto fitted = refit_itl_spread(copy);
+  const auto derived = refit_itl_spread(restored);
+  REQUIRE(fitted.has_value());
+  REQUIRE(derived.has_value());
+  CHECK(*fitted == *derived);
+  CHECK(*restored.windows[2].points == *copy.windows[2].points);
 }
 
 TEST_CASE("the mean ITL sized against keeps the tail probability under the target") {
