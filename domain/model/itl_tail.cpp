@@ -218,11 +218,10 @@ void add_itl_window(ItlEvidence& evidence, const WindowHistogram& window, double
     evidence.upper_bounds_ms = window.upper_bounds_ms;
   }
   // The oldest leave before the newest comes, so that a full history keeps its storage
-  // instead of growing it for a moment; the loop after keeps max_windows 0 right.
+  // instead of growing it for a moment.
   auto& windows = evidence.windows;
-  if (max_windows > 0 && windows.size() >= max_windows) windows.erase(windows.begin(), windows.end() - static_cast<long>(max_windows - 1));
-  windows.push_back(std::move(w));
-  while (windows.size() > max_windows) windows.pop_front();
+  while (!windows.empty() && windows.size() >= max_windows) windows.pop_front();
+  if (max_windows > 0) windows.push_back(std::move(w));
 }
 
 std::optional<ItlSpread> fit_itl_spread(const std::vector<std::vector<ItlTailPoint>>& windows) {
