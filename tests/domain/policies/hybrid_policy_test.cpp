@@ -420,3 +420,21 @@ TEST_CASE("hybrid's state keeps the surges it saw and a restored policy holds th
     CHECK(a.tick(in) == b.tick(in));
   }
 }
+
+TEST_CASE("hybrid refuses a saved surge that is malformed and names it") {
+  PolicyConfig c = config();
+  c.scale_down_cooldown_s = 300;
+  HybridPolicy a(c);
+  for (int t = 0; t < 60; ++t) a.tick(tick_at(30.0 * t, Fleet{4, 0, 0}, bursty_rps(t)));
+  nlohmann::json state = a.save_state();
+  nlohmann::json& surge = state["models"][0]["policy"]["surges"][0];
+  surge = {1, 2, 3};
+  HybridPolicy b(c);
+  auto restored = b.restore_state(state);
+  REQUIRE_FALSE(restored.ok());
+  CHECK_THAT(restored.error().message, Catch::Contains("models[0].policy.surges[0] must be [start_s, end_s, from_rps, to_rps, recurs]"));
+  surge = {1, 2, 3, "x", 0};
+  restored = b.restore_state(state);
+  REQUIRE_FALSE(restored.ok());
+  CHECK_THAT(restored.error().message, Catch::Contains("surges[0][3] must be a number"));
+}
