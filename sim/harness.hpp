@@ -66,7 +66,8 @@ struct HarnessOptions {
   std::optional<MetricsGap> metrics_gap;  // default: metrics always present
   // Called after each tick the policy decided, with exactly what it saw and what it
   // decided (`simulate --record` writes them; the parity tests replay them).
-  std::function<void(const TickInput&, const std::vector<Decision>&)> on_tick;
+  using TickObserver = std::function<void(const TickInput&, const std::vector<Decision>&)>;
+  TickObserver on_tick;
 };
 
 // One model of a run: its fleet, the requests it receives, and its priority when a

@@ -199,7 +199,8 @@ Result<PreparedScenario> prepare_scenario(Scenario scenario, const ScenarioOverr
   return p;
 }
 
-Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& policy) {
+Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& policy,
+                                    HarnessOptions::TickObserver on_tick) {
   const Scenario& s = prepared.scenario;
   std::vector<ModelInput> models;
   for (std::size_t m = 0; m < s.models.size(); ++m) {
@@ -213,6 +214,7 @@ Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& po
   o.seed = s.seed;
   o.min_duration_s = s.duration_s;
   o.metrics_gap = s.metrics_gap;
+  o.on_tick = std::move(on_tick);
   auto run = run_policy(policy, std::move(models), o);
   if (!run.ok()) return invalid_argument(s.file + ": " + run.error().message);
   ScenarioResult r;
@@ -233,10 +235,11 @@ Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& po
   return r;
 }
 
-Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, const std::string& policy_name) {
+Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, const std::string& policy_name,
+                                    HarnessOptions::TickObserver on_tick) {
   auto policy = make_policy(policy_name, policy_config(prepared));
   if (!policy.ok()) return policy.error();
-  auto r = run_scenario(prepared, *policy.value());
+  auto r = run_scenario(prepared, *policy.value(), std::move(on_tick));
   if (r.ok()) r.value().policy = policy_name;
   return r;
 }

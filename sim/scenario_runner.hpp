@@ -76,10 +76,13 @@ struct ScenarioResult {
 };
 
 // Runs `policy` (a fresh instance: its state is the run's). Errors only when the
-// workload cannot be read.
-Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& policy);
+// workload cannot be read. `on_tick`, when set, sees every tick's input and decisions
+// (what `capstan scenarios run --record` writes).
+Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, Policy& policy,
+                                    HarnessOptions::TickObserver on_tick = {});
 // The same with a registered policy, made with policy_config(prepared).
-Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, const std::string& policy_name);
+Result<ScenarioResult> run_scenario(const PreparedScenario& prepared, const std::string& policy_name,
+                                    HarnessOptions::TickObserver on_tick = {});
 
 // {"scenarios":[{"scenario","policy","seed","passed","gpu_hours","static_gpu_hours","vs_static",
 //                "checks":[{"name","value","limit","passed"}]}]};

@@ -21,6 +21,7 @@
 #include "adapters/cli/seed_list.hpp"
 #include "adapters/cli/output_file.hpp"
 #include "adapters/cli/usage_error.hpp"
+#include "domain/codec/tick_input_codec.hpp"
 #include "domain/core/format.hpp"
 #include "sim/report/scenarios_html.hpp"
 #include "sim/scenario_runner.hpp"
@@ -33,6 +34,7 @@ constexpr const char* kDefaultPolicy = "hybrid";
 
 struct ScenariosFlags {
   std::string dir, json, report, seeds;  // seeds: empty = each scenario's own
+  std::string record;  // a folder: one JSON-lines file of ticks per run
   std::vector<std::string> only;
   std::vector<std::string> policies{kDefaultPolicy};
   int jobs = 0;  // 0: one per core
@@ -84,6 +86,7 @@ std::string echo_command(const ScenariosFlags& f, const std::vector<std::string>
   if (!f.seeds.empty()) s << " --seeds " << f.seeds;
   if (!f.json.empty()) s << " --json " << f.json;
   if (!f.report.empty()) s << " --report " << f.report;
+  if (!f.record.empty()) s << " --record " << f.record;
   return s.str();
 }
 
@@ -108,11 +111,27 @@ std::vector<T> in_parallel(std::size_t n, int jobs, Make make) {
   return out;
 }
 
-// Every (scenario, policy) pair; results in input order.
+// Where --record writes one run's ticks: RECORD/<scenario>.<policy>.seed<N>.jsonl.
+std::filesystem::path record_path(const std::string& dir, const sim::PreparedScenario& p, const std::string& policy) {
+  return std::filesystem::path(dir) /
+         (p.scenario.name + "." + policy + ".seed" + std::to_string(p.scenario.seed) + ".jsonl");
+}
+
+// Every (scenario, policy) pair; results in input order. With a record folder, each
+// run writes every tick it decided, as `simulate --record` does, to a file of its own.
 std::vector<sim::ScenarioResult> run_all(const std::vector<sim::PreparedScenario>& prepared,
-                                         const std::vector<std::string>& policies, int jobs) {
+                                         const std::vector<std::string>& policies, int jobs,
+                                         const std::string& record_dir) {
   return in_parallel<sim::ScenarioResult>(prepared.size() * policies.size(), jobs, [&](std::size_t i) {
-    return sim::run_scenario(prepared[i / policies.size()], policies[i % policies.size()]);
+    const sim::PreparedScenario& p = prepared[i / policies.size()];
+    const std::string& policy = policies[i % policies.size()];
+    if (record_dir.empty()) return sim::run_scenario(p, policy);
+    const auto path = record_path(record_dir, p, policy);
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out) return Result<sim::ScenarioResult>(invalid_argument("--record: cannot write '" + path.string() + "'"));
+    return sim::run_scenario(p, policy, [&out, &policy](const TickInput& input, const std::vector<Decision>& decisions) {
+      out << encode_tick_record({policy, input, decisions}).dump() << "\n";
+    });
   });
 }
 
@@ -123,6 +142,11 @@ int run_scenarios(const ScenariosFlags& f) {
   const auto scenarios = load_selected(f);
   auto json_out = open_output(f.json, "--json");
   auto report_out = open_output(f.report, "--report");
+  if (!f.record.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(f.record, ec);
+    if (!std::filesystem::is_directory(f.record)) throw UsageError("--record: cannot make folder '" + f.record + "'");
+  }
   const std::string command = echo_command(f, policies);
   std::cout << "$ " << command << "\n" << std::flush;
 
@@ -142,7 +166,7 @@ int run_scenarios(const ScenariosFlags& f) {
     overrides.seed = seeds[i / scenarios.size()];
     return sim::prepare_scenario(scenarios[i % scenarios.size()], overrides);
   });
-  const auto results = run_all(prepared, policies, jobs);
+  const auto results = run_all(prepared, policies, jobs, f.record);
   const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
 
   bool ok = true;
@@ -206,6 +230,9 @@ void add_scenarios_command(CLI::App& app, int& exit_status) {
   run->add_option("--report", f->report, "write the HTML report here");
   run->add_option("--dir", f->dir, "scenario folder (default: sim/scenarios)");
   run->add_option("--jobs", f->jobs, "runs in parallel (0: one per core)")->capture_default_str();
+  run->add_option("--record", f->record,
+                  "write every run's ticks (input and decisions, as simulate --record) to "
+                  "DIR/<scenario>.<policy>.seed<N>.jsonl");
   run->add_option("--duration-s", f->duration_s, "override every scenario's duration (short runs)");
   run->add_option("--seeds", f->seeds,
                   "run every scenario at each seed of a list (1-8, 1,3,5); a scenario passes only at every seed");

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/run_binary.hpp"
+#include "domain/codec/tick_input_codec.hpp"
 
 using capstan::testing::run_binary;
 
@@ -73,6 +74,41 @@ TEST_CASE("scenarios run exits 1 when hybrid fails a scenario, whatever its peer
   const auto run = run_binary("scenarios run --dir " + kTestDir + " --only tiny-fail --policy all --duration-s 60");
   CHECK(run.exit_status == 1);
   CHECK(run.stdout_text.find("FAIL") != std::string::npos);
+}
+
+TEST_CASE("scenarios run --record writes each run's ticks to a file per scenario, policy and seed") {
+  const std::string dir = tmp("_record");
+  std::filesystem::remove_all(dir);
+  const auto run = run_binary("scenarios run --dir " + kTestDir + " --only tiny-pass --policy hybrid --policy fixed" +
+                              " --seeds 1,2 --duration-s 120 --record " + dir);
+  INFO(run.stdout_text << run.stderr_text);
+  CHECK(run.exit_status == 0);
+  CHECK(run.stdout_text.find("--record " + dir) != std::string::npos);
+  for (const char* policy : {"hybrid", "fixed"}) {
+    for (const char* seed : {"1", "2"}) {
+      const std::string path = dir + "/tiny-pass." + policy + ".seed" + seed + ".jsonl";
+      INFO(path);
+      std::ifstream in(path);
+      REQUIRE(in);
+      std::string line;
+      double last_s = -1;
+      int ticks = 0;
+      while (std::getline(in, line)) {
+        auto tick = capstan::decode_tick_record(nlohmann::json::parse(line));
+        REQUIRE(tick.ok());
+        CHECK(tick.value().policy == policy);
+        CHECK(tick.value().input.now_s > last_s);
+        CHECK(tick.value().decisions.size() == tick.value().input.models.at(0).variants.size());
+        last_s = tick.value().input.now_s;
+        ++ticks;
+      }
+      CHECK(ticks >= 4);  // 120 s at a 30 s tick
+    }
+  }
+  std::filesystem::remove_all(dir);
+  const auto bad = run_binary("scenarios run --dir " + kTestDir + " --only tiny-pass --record /proc/nope");
+  CHECK(bad.exit_status == 2);
+  CHECK(bad.stderr_text.find("--record: cannot make folder '/proc/nope'") != std::string::npos);
 }
 
 TEST_CASE("scenarios run exits 2 naming the bad flag, scenario or file") {
