@@ -278,7 +278,14 @@ json encode_memory_body(const HybridMemory& m) {
               {"itl_windows", encoded_itl_windows(m.itl_windows)},
               {"starting_since", encode_by_variant(m.starting_since)},
               {"split", m.split}};
-  // Written only when there are any, so that a state without surges keeps its bytes.
+  // Written only when there are any, so that a state without them keeps its bytes.
+  if (!m.demonstrated.empty()) {
+    json& shown = out["demonstrated"] = json::object();
+    for (const auto& [variant, rates] : m.demonstrated) {
+      json& list = shown[variant] = json::array();
+      for (const DemonstratedRate& d : rates) list.push_back({d.at_s, d.rps, d.input_tokens, d.output_tokens});
+    }
+  }
   if (!m.surges.empty()) {
     json& surges = out["surges"] = json::array();
     for (const DemandSurge& e : m.surges) {
@@ -317,6 +324,18 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
     m.split = read_value<SplitSizingState>(r.at("split"));
     // Since schema 3; a state of schema 2 trusts every learned capacity as it is.
     if (r.has("correction")) m.correction = read_by_variant<double>(r.at("correction"));
+    if (r.has("demonstrated")) {
+      const FieldReader shown = r.at("demonstrated");
+      for (const std::string& variant : shown.keys()) {
+        const FieldReader list = shown.at(variant);
+        History<DemonstratedRate>& rates = m.demonstrated[variant];
+        for (std::size_t i = 0; i < list.size(); ++i) {
+          const FieldReader e = list.at(i);
+          if (e.size() != 4) e.fail("must be [at_s, rps, input_tokens, output_tokens]");
+          rates.push_back({e.at(0).number(), e.at(1).number(), e.at(2).number(), e.at(3).number()});
+        }
+      }
+    }
     if (r.has("surges")) {
       const FieldReader surges = r.at("surges");
       for (std::size_t i = 0; i < surges.size(); ++i) {

@@ -303,9 +303,16 @@ void write_memory(MsgpackWriter& w, const FixedMemory& m) {
 }
 
 void write_memory(MsgpackWriter& w, const HybridMemory& m) {
-  w.map(m.surges.empty() ? 8 : 9);
+  w.map(8 + (m.demonstrated.empty() ? 0 : 1) + (m.surges.empty() ? 0 : 1));
   w.string("correction");
   write_by_name(w, m.correction, [&](double k) { w.number(k); });
+  if (!m.demonstrated.empty()) {  // as before they were remembered when there are none
+    w.string("demonstrated");
+    write_by_name(w, m.demonstrated, [&](const History<DemonstratedRate>& rates) {
+      w.array(rates.size());
+      for (const DemonstratedRate& d : rates) write_numbers(w, std::array{d.at_s, d.rps, d.input_tokens, d.output_tokens});
+    });
+  }
   w.string("forecast");
   write_forecast(w, m.forecast);
   w.string("itl_windows");
@@ -812,11 +819,29 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     return m;
   }
   if (kind == "hybrid") {
-    if (members != 8 && members != 9) throw MsgpackMismatch();
+    if (members < 8 || members > 10) throw MsgpackMismatch();
     HybridMemory m;
     r.key("correction");
     m.correction = read_by_name<double>(r, [&] { return r.number(); });
-    r.key("forecast");
+    const std::string_view after_correction = r.string();
+    if (after_correction == "demonstrated") {
+      m.demonstrated = read_by_name<History<DemonstratedRate>>(r, [&] {
+        History<DemonstratedRate> rates;
+        const std::size_t n = r.array();
+        for (std::size_t i = 0; i < n; ++i) {
+          r.array(4);
+          DemonstratedRate& d = rates.emplace_back();
+          d.at_s = r.number();
+          d.rps = r.number();
+          d.input_tokens = r.number();
+          d.output_tokens = r.number();
+        }
+        return rates;
+      });
+      r.key("forecast");
+    } else if (after_correction != "forecast") {
+      throw MsgpackMismatch();
+    }
     m.forecast = read_forecast(r);
     r.key("itl_windows");
     m.itl_windows = read_by_name<ItlEvidence>(r, [&] { return read_itl_evidence(r); });
@@ -829,7 +854,7 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     m.split = read_split(r);
     r.key("starting_since");
     m.starting_since = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
-    if (members == 9) {
+    if (members == (m.demonstrated.empty() ? 9u : 10u)) {
       r.key("surges");
       const std::size_t n = r.array();
       for (std::size_t i = 0; i < n; ++i) {

@@ -39,6 +39,8 @@ std::string render_hybrid(const Reason& r) {
                  "requests' ITL, mean ITL sized to {itl_sized_ms:r1} ms)");
   } else if (b == "served") {
     text += " (as served now within the SLO, above the learned model's)";
+  } else if (b == "demonstrated") {
+    text += " (as served within the SLO in the last half hour at this request shape, above the learned model's)";
   } else if (b == "measured") {
     text += fill(r, " (the learned model's x {correction}: measured latency missed the SLO at more)");
   }

@@ -44,4 +44,38 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
   return rate / pods;
 }
 
+std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
+                                       double warm_up_s, double tail_probability) {
+  const std::vector<const PodMetrics*> ready = ready_pods(variant);
+  bool every_histogram = true;
+  for (const PodMetrics* p : ready) {
+    if (p->seconds_since_start >= warm_up_s && !share_over(p->request_itl, kDemonstratedItlShare * slo.itl_ms)) {
+      every_histogram = false;
+    }
+  }
+  double rate = 0, running = 0, littles = 0;
+  int pods = 0;
+  for (const PodMetrics* p : ready) {
+    if (!(p->sample_age_s <= max_sample_age_s)) return std::nullopt;
+    if (p->seconds_since_start < warm_up_s) continue;
+    if (!(std::isfinite(p->arrival_rate_rps) && p->arrival_rate_rps > 0)) return std::nullopt;
+    if (!(p->queue_length <= 1) || !within(p->avg_ttft_ms, slo.ttft_ms, kServedLatencyShare)) return std::nullopt;
+    if (every_histogram) {
+      if (!within(p->avg_itl_ms, slo.itl_ms, kDemonstratedItlShare)) return std::nullopt;
+      const auto over = share_over(p->request_itl, kDemonstratedItlShare * slo.itl_ms);
+      if (!over || *over > tail_probability) return std::nullopt;
+    } else if (!within(p->avg_itl_ms, slo.itl_ms, kServedLatencyShare)) {
+      return std::nullopt;
+    }
+    const double in_batch_s = (p->avg_ttft_ms + p->avg_output_tokens * p->avg_itl_ms) / 1000;
+    if (!(std::isfinite(p->running) && std::isfinite(in_batch_s))) return std::nullopt;
+    rate += p->arrival_rate_rps;
+    running += p->running;
+    littles += p->arrival_rate_rps * in_batch_s;
+    ++pods;
+  }
+  if (pods == 0 || !(running >= kSteadyBatchShare * littles)) return std::nullopt;
+  return rate / pods;
+}
+
 }  // namespace capstan

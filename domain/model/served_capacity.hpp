@@ -36,4 +36,32 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
                                             double tail_probability = 1,
                                             double latency_share = kServedLatencyShare);
 
+// What the replicas demonstrably serve within the SLO this window, per replica, for
+// remembering (hybrid's floor under a learned capacity): every fresh ready warm pod
+// serves traffic with no queue and mean TTFT within kServedLatencyShare of its target;
+// where every such pod reports its requests' own ITLs, the mean ITL and all but
+// tail_probability of those requests within kDemonstratedItlShare of the ITL target
+// (the SLO's own count, with a margin for the window's noise and for the requests that
+// miss by their TTFT: at the target itself, a scenario at 0.9 attainment met 0.875), else
+// the mean ITL within kServedLatencyShare; and a batch that has filled: the requests
+// running at least kSteadyBatchShare of what Little's law gives for the rate (arrivals
+// x (TTFT + output tokens x ITL)), so a window that met a rise before its batch grew,
+// and its latency with it, does not count.
+std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
+                                       double warm_up_s, double tail_probability);
+
+inline constexpr double kDemonstratedItlShare = 0.8;
+inline constexpr double kSteadyBatchShare = 0.75;
+
+// A per-replica rate a variant's replicas served within the SLO, when, and at what
+// request shape.
+struct DemonstratedRate {
+  double at_s = 0;
+  double rps = 0;
+  double input_tokens = 0;
+  double output_tokens = 0;
+
+  bool operator==(const DemonstratedRate&) const = default;
+};
+
 }  // namespace capstan

@@ -42,12 +42,19 @@ constexpr std::size_t kItlWindows = 20;
 // supply is taken as noise (noise_credit).
 constexpr double kNoiseZ = 2;
 
+// How long a rate the replicas served within the SLO stays a floor under the learned
+// capacity, and how far the request shape may have moved from the one it was served at.
+constexpr double kDemonstratedMemoryS = 1800;
+constexpr double kDemonstratedShape = 0.25;
+constexpr std::size_t kDemonstratedKept = 64;
+
 struct ReplicaSizing {
   double capacity_rps = 0;    // per replica
   double predicted_ttft_ms = 0;
   bool tail_bound = false;    // the TTFT tail, not the mean, set the capacity
   double itl_sized_ms = 0;    // > 0: the ITL spread set it, sizing the mean ITL to this
   bool served_floor = false;  // what the replicas serve within the SLO now set it
+  bool demonstrated = false;  // a rate they served within the SLO in the last half hour set it
   bool corrected = false;     // measured latency lowered the learned figure (hybrid_correction.hpp)
   double correction = 1;      // by this factor
   double model_rps = 0;       // this tick's figure from the learned model, before the median and floor
@@ -55,6 +62,7 @@ struct ReplicaSizing {
 
 const char* bound_of(const ReplicaSizing& s) {
   if (s.served_floor) return "served";
+  if (s.demonstrated) return "demonstrated";
   if (s.corrected) return "measured";
   if (s.itl_sized_ms > 0) return "itl-spread";
   if (s.tail_bound) return "ttft-tail";
@@ -252,6 +260,56 @@ double noise_credit(const std::vector<std::optional<ReplicaSizing>>& sizes, cons
   return kNoiseZ * std::sqrt(observed_rps * interval_s) / interval_s;
 }
 
+// Remembers the rate a variant's replicas demonstrably served within the SLO this
+// window (served_capacity.hpp), and forgets what is older than kDemonstratedMemoryS.
+void remember_demonstrated(std::map<std::string, History<DemonstratedRate>>& memory, const VariantState& v,
+                           const TrafficSample& now, const PolicyConfig& config, const TickTime& time) {
+  const auto rps = demonstrated_rps(v, config.slo, max_sample_age_s(time.interval_s), TunerConfig{}.transient_delay_s,
+                                    config.tail_probability);
+  auto it = memory.find(v.spec.name);
+  if (it == memory.end()) {
+    if (!rps || !(now.avg_input_tokens > 0) || !(now.avg_output_tokens > 0)) return;
+    it = memory.emplace(v.spec.name, History<DemonstratedRate>{}).first;
+  }
+  History<DemonstratedRate>& kept = it->second;
+  while (!kept.empty() && (kept.front().at_s < time.now_s - kDemonstratedMemoryS || kept.size() >= kDemonstratedKept)) {
+    kept.pop_front();
+  }
+  if (rps && now.avg_input_tokens > 0 && now.avg_output_tokens > 0) {
+    kept.push_back({time.now_s, *rps, now.avg_input_tokens, now.avg_output_tokens});
+  }
+  if (kept.empty()) memory.erase(it);
+}
+
+// Requests wait (more than one per ready replica), or some variant's warm pods miss a
+// target by their means (hybrid_correction.hpp's judge).
+bool slo_missed_now(const ModelTickInput& m, const ModelObservation& seen, const PolicyConfig& config,
+                    const TickTime& time) {
+  const bool backlog_waiting = seen.backlog > seen.ready_replicas;
+  if (backlog_waiting) return true;
+  for (const VariantTickInput& v : m.variants) {
+    const auto verdict = judge_latency(v.state, config.slo, max_sample_age_s(time.interval_s),
+                                       TunerConfig{}.transient_delay_s, backlog_waiting);
+    if (verdict && (verdict->missed || verdict->queued)) return true;
+  }
+  return false;
+}
+
+// The highest rate remembered at a request shape within kDemonstratedShape of `shape`.
+double demonstrated_floor(const std::map<std::string, History<DemonstratedRate>>& memory, const std::string& variant,
+                          const TrafficSample& shape) {
+  const auto it = memory.find(variant);
+  if (it == memory.end()) return 0;
+  const auto near = [](double a, double b) { return b > 0 && std::abs(a / b - 1) <= kDemonstratedShape; };
+  double floor = 0;
+  for (const DemonstratedRate& d : it->second) {
+    if (near(d.input_tokens, shape.avg_input_tokens) && near(d.output_tokens, shape.avg_output_tokens)) {
+      floor = std::max(floor, d.rps);
+    }
+  }
+  return floor;
+}
+
 std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<const VariantView> views,
                                           const PolicyConfig& config, const TickTime& time, HybridMemory& memory,
                                           std::vector<TickEvent>& events) {
@@ -273,6 +331,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   std::vector<std::optional<ReplicaSizing>> sizes;
   sizes.reserve(m.variants.size());
   BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}, config.client_timeout_s};
+  const bool missing_slo = slo_missed_now(m, seen, config, time);
   for (size_t i = 0; i < m.variants.size(); ++i) {
     const VariantTickInput& v = m.variants[i];
     const std::string& key = v.state.spec.name;
@@ -286,6 +345,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     if (tuner && shape.avg_input_tokens > 0) {
       s = size_variant(tuner->params, v.state.spec, shape, config.slo, config.tail_probability, spread);
     }
+    if (seen.usable) remember_demonstrated(memory.demonstrated, v.state, seen.now, config, time);
     if (s) {
       s->model_rps = s->capacity_rps;
       auto& history = memory.recent_capacity[key];
@@ -296,6 +356,21 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       if (served && *served > s->capacity_rps) {
         s->capacity_rps = *served;
         s->served_floor = true;
+        s->tail_bound = false;
+        s->itl_sized_ms = 0;
+      }
+      // A queue model fitted at light load extrapolates: while the SLO is missed now
+      // and the fleet must grow, it grows by the rate the replicas have served within
+      // the SLO at this request shape, not by a fit that says less (matched against
+      // the shape arriving now: a forecast of token lengths at the horizon extrapolates
+      // their noise). It releases nothing: sized to it at light load, a fleet meets the
+      // next step with less headroom than the rate it was shown at leaves.
+      const TrafficSample& arriving = seen.has_token_lengths ? seen.now : shape;
+      const double shown = missing_slo ? demonstrated_floor(memory.demonstrated, key, arriving) : 0;
+      if (shown > s->capacity_rps) {
+        s->capacity_rps = shown;
+        s->served_floor = false;
+        s->demonstrated = true;
         s->tail_bound = false;
         s->itl_sized_ms = 0;
       }

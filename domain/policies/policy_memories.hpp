@@ -23,6 +23,7 @@
 #include "domain/model/ekf_tuner.hpp"
 #include "domain/model/forward_pass_regression.hpp"
 #include "domain/model/itl_tail.hpp"
+#include "domain/model/served_capacity.hpp"
 #include "domain/model/token_capacity.hpp"
 #include "domain/policies/role_sizing.hpp"
 
@@ -55,6 +56,9 @@ struct HybridMemory {
   std::map<std::string, double> correction;
   // When each replica still starting was asked for, oldest first, per variant.
   std::map<std::string, History<double>> starting_since;
+  // Per variant, the rates its replicas demonstrably served within the SLO in the last
+  // half hour, oldest first: a floor under the learned capacity at that request shape.
+  std::map<std::string, History<DemonstratedRate>> demonstrated;
   SplitSizingState split;  // when the model is split into prefill and decode variants
 };
 

@@ -91,3 +91,70 @@ TEST_CASE("At a latency share of 1, replicas with their means anywhere within th
   CHECK(*at_slo == Approx(3));
   CHECK_FALSE(served_within_slo_rps(variant({pod(3, 300, 1.1 * kSlo.itl_ms)}), kSlo, 60, 120, 1, 1.0));
 }
+
+namespace {
+
+// A pod in a filled batch: running as Little's law gives for its rate and latencies.
+PodMetrics steady(double rps, double ttft_ms, double itl_ms, double queue = 0) {
+  PodMetrics p = pod(rps, ttft_ms, itl_ms, queue);
+  p.avg_output_tokens = 120;
+  p.running = rps * (ttft_ms + 120 * itl_ms) / 1000;
+  return p;
+}
+
+std::optional<double> shown(const VariantState& v, double p = 0.01) { return demonstrated_rps(v, kSlo, 60, 120, p); }
+
+}  // namespace
+
+TEST_CASE("Replicas in a filled batch within both targets demonstrate their arrival rate") {
+  const auto r = shown(variant({steady(7, 120, 55), steady(8, 130, 58)}));
+  REQUIRE(r);
+  CHECK(*r == Approx(7.5));
+}
+
+TEST_CASE("A window whose batch has not filled yet demonstrates nothing") {
+  // The rate rose within the window: fewer requests run than the rate keeps in service
+  // once every request has its whole time in the batch, and the latency has yet to rise.
+  PodMetrics rising = steady(8, 120, 55);
+  rising.running *= 0.5;
+  CHECK_FALSE(shown(variant({rising})));
+  CHECK_FALSE(shown(variant({steady(7, 120, 55), rising})));
+  PodMetrics unreported = steady(8, 120, 55);
+  unreported.running = NAN;
+  CHECK_FALSE(shown(variant({unreported})));
+}
+
+TEST_CASE("Demonstrated: the requests' own ITLs, with a margin, judge the ITL where every pod reports them, else its mean at 0.6") {
+  // Mean ITL 75 ms, over 0.6 of the target, but every request within 0.8 of it.
+  PodMetrics near = steady(9, 150, 75);
+  CHECK_FALSE(shown(variant({near})));
+  near.request_itl = {{50, 80, 100, 150}, {0, 200, 200, 200}, 200, 200 * 75.0};
+  const auto r = shown(variant({near}));
+  REQUIRE(r);
+  CHECK(*r == Approx(9));
+  // 5% of the requests over 80 ms: within a 0.06 tail probability, not within 0.01.
+  near.request_itl = {{50, 80, 100, 150}, {0, 190, 200, 200}, 200, 200 * 75.0};
+  CHECK_FALSE(shown(variant({near})));
+  CHECK(shown(variant({near}), 0.06));
+  // Every request within the target itself is not enough: the SLO's attainment would
+  // then rest on the window's noise.
+  near.request_itl = {{50, 75, 100, 150}, {0, 100, 200, 200}, 200, 200 * 75.0};
+  CHECK_FALSE(shown(variant({near}), 0.2));
+  // A pod without the histogram beside one with it: the mean rule for all.
+  near.request_itl = {{50, 80, 100, 150}, {0, 200, 200, 200}, 200, 200 * 75.0};
+  CHECK_FALSE(shown(variant({near, steady(9, 150, 50)})));
+  // A mean over 0.8 of the target fails even when the counted bound says otherwise.
+  PodMetrics over = steady(9, 150, 85);
+  over.request_itl = {{50, 80, 100, 150}, {0, 200, 200, 200}, 200, 200 * 85.0};
+  CHECK_FALSE(shown(variant({over})));
+}
+
+TEST_CASE("Demonstrated: a queue, a TTFT over 0.6 of its target, no traffic or a stale sample demonstrate nothing") {
+  CHECK_FALSE(shown(variant({steady(7, 120, 55, 3)})));
+  CHECK_FALSE(shown(variant({steady(7, 1300, 55)})));
+  CHECK_FALSE(shown(variant({steady(0, 0, 0)})));
+  CHECK_FALSE(shown(variant({})));
+  PodMetrics stale = steady(7, 120, 55);
+  stale.sample_age_s = 300;
+  CHECK_FALSE(shown(variant({stale})));
+}

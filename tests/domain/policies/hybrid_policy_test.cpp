@@ -438,3 +438,85 @@ TEST_CASE("hybrid refuses a saved surge that is malformed and names it") {
   REQUIRE_FALSE(restored.ok());
   CHECK_THAT(restored.error().message, Catch::Contains("surges[0][3] must be a number"));
 }
+
+namespace {
+
+// The cheap variant's pods serving `rps` each at mean ITL `itl_ms`, well inside config()'s
+// TTFT target, in a batch filled as Little's law gives for that rate.
+TickInput served_at(double now_s, const Fleet& f, double rps, double itl_ms, double input_tokens = 1000) {
+  TickInput in = tick_at(now_s, f, rps * f.cheap);
+  for (PodMetrics& p : in.models[0].variants[0].state.pods) {
+    p.avg_itl_ms = itl_ms;
+    p.avg_ttft_ms = 100;
+    p.avg_input_tokens = input_tokens;
+    p.running = rps * (p.avg_ttft_ms + p.avg_output_tokens * itl_ms) / 1000;
+  }
+  return in;
+}
+
+double capacity_of(const Decision& d) {
+  const Figure::Value* v = find_figure(d.reason, "capacity_rps");
+  REQUIRE(v != nullptr);
+  return std::get<double>(*v);
+}
+
+}  // namespace
+
+TEST_CASE("hybrid grows a fleet that misses the SLO by a rate its replicas served within it, at that request shape, for half an hour") {
+  HybridPolicy p(config());
+  const Fleet f{3, 0, 0};
+  warm_up(p, f, 6);
+  const double learned = capacity_of(p.tick(tick_at(300, f, 6))[0]);
+  // The pods serve 1.5x the learned figure per replica at under half the ITL target.
+  const double served = 1.5 * learned;
+  CHECK(capacity_of(p.tick(served_at(330, f, served, 18))[0]) == Approx(served));
+  // Back at a light load that the replicas carry, the served rate releases nothing.
+  CHECK(capacity_of(p.tick(tick_at(360, f, 6))[0]) < served);
+  // The ITL target missed: the fleet grows by what the replicas were shown to serve.
+  const auto missed = p.tick(served_at(390, f, served, 50));
+  INFO(missed[0].reason.text);
+  CHECK(capacity_of(missed[0]) == Approx(served));
+  CHECK_THAT(missed[0].reason.text, Catch::Contains("as served within the SLO in the last half hour"));
+  // Not at another request shape: the rate was served at twice the prompt.
+  HybridPolicy q(config());
+  warm_up(q, f, 6);
+  q.tick(served_at(330, f, served, 18, 2000));
+  CHECK(capacity_of(q.tick(served_at(360, f, served, 50))[0]) < served);
+  // Forgotten half an hour after it was served.
+  for (int t = 14; t <= 75; ++t) p.tick(tick_at(30.0 * t, f, 6));
+  CHECK(capacity_of(p.tick(served_at(2310, f, served, 50))[0]) < served);
+  // A window whose batch had not filled is not remembered (it is served capacity only
+  // while it lasts).
+  HybridPolicy r(config());
+  warm_up(r, f, 6);
+  TickInput rising = served_at(330, f, served, 18);
+  for (PodMetrics& pod : rising.models[0].variants[0].state.pods) pod.running /= 3;
+  r.tick(rising);
+  CHECK(capacity_of(r.tick(served_at(360, f, served, 50))[0]) < served);
+}
+
+TEST_CASE("hybrid's state keeps the rates its replicas served and a restored policy decides the same") {
+  HybridPolicy a(config());
+  const Fleet f{3, 0, 0};
+  warm_up(a, f, 6);
+  a.tick(served_at(300, f, 7.5, 18));
+  const nlohmann::json saved = a.save_state();
+  REQUIRE(saved.at("models").at(0).at("policy").contains("demonstrated"));
+  // The fast MessagePack path writes the JSON tree's bytes, and reads them back.
+  const std::vector<std::uint8_t> bytes = a.save_state_msgpack();
+  CHECK(bytes == nlohmann::json::to_msgpack(saved));
+  HybridPolicy b(config());
+  REQUIRE(b.restore_state_msgpack(bytes).ok());
+  CHECK(b.save_state() == saved);
+  for (int t = 11; t < 20; ++t) {
+    const TickInput in = tick_at(30.0 * t, f, 6 + t % 3);
+    CHECK(a.tick(in) == b.tick(in));
+  }
+  nlohmann::json broken = saved;
+  broken["models"][0]["policy"]["demonstrated"]["cheap"][0] = {1, 2};
+  HybridPolicy c(config());
+  auto restored = c.restore_state(broken);
+  REQUIRE_FALSE(restored.ok());
+  CHECK_THAT(restored.error().message,
+             Catch::Contains("demonstrated.cheap[0] must be [at_s, rps, input_tokens, output_tokens]"));
+}
