@@ -43,9 +43,13 @@ constexpr std::size_t kItlWindows = 20;
 constexpr double kNoiseZ = 2;
 
 // How long a rate the replicas served within the SLO stays a floor under the learned
-// capacity, and how far the request shape may have moved from the one it was served at.
+// capacity, and how far the request shape may have moved from the one it was served at:
+// the prompt's length by a quarter, the answer's by half, as it is counted over the
+// requests that finished, which favours short answers while a rise is under way (on
+// `step` the tripling's first tick counted 86 output tokens for 120 before it).
 constexpr double kDemonstratedMemoryS = 1800;
-constexpr double kDemonstratedShape = 0.25;
+constexpr double kDemonstratedInputShape = 0.25;
+constexpr double kDemonstratedOutputShape = 0.5;
 constexpr std::size_t kDemonstratedKept = 64;
 
 struct ReplicaSizing {
@@ -295,15 +299,16 @@ bool slo_missed_now(const ModelTickInput& m, const ModelObservation& seen, const
   return false;
 }
 
-// The highest rate remembered at a request shape within kDemonstratedShape of `shape`.
+// The highest rate remembered at a request shape near `shape` (kDemonstrated*Shape).
 double demonstrated_floor(const std::map<std::string, History<DemonstratedRate>>& memory, const std::string& variant,
                           const TrafficSample& shape) {
   const auto it = memory.find(variant);
   if (it == memory.end()) return 0;
-  const auto near = [](double a, double b) { return b > 0 && std::abs(a / b - 1) <= kDemonstratedShape; };
+  const auto near = [](double a, double b, double by) { return b > 0 && std::abs(a / b - 1) <= by; };
   double floor = 0;
   for (const DemonstratedRate& d : it->second) {
-    if (near(d.input_tokens, shape.avg_input_tokens) && near(d.output_tokens, shape.avg_output_tokens)) {
+    if (near(d.input_tokens, shape.avg_input_tokens, kDemonstratedInputShape) &&
+        near(d.output_tokens, shape.avg_output_tokens, kDemonstratedOutputShape)) {
       floor = std::max(floor, d.rps);
     }
   }
