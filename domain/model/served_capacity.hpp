@@ -24,7 +24,8 @@ namespace capstan {
 inline constexpr double kServedLatencyShare = 0.6;
 
 // Per-replica req/s served within the SLO, or nothing when any fresh ready replica
-// misses the conditions above, none serves traffic, or a sample is older than
+// that has been sent requests misses the conditions above (one with no arrivals and
+// none running, just ready, is left out), none serves traffic, or a sample is older than
 // max_sample_age_s or not finite. Replicas started less than warm_up_s ago are left
 // out, as their latencies describe their warm-up. A pod that reports its requests' own
 // ITLs (PodMetrics::request_itl) must also show at most tail_probability of them over
@@ -37,16 +38,15 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
                                             double latency_share = kServedLatencyShare);
 
 // What the replicas demonstrably serve within the SLO this window, per replica, for
-// remembering (hybrid's floor under a learned capacity): every fresh ready warm pod
-// serves traffic with no queue and mean TTFT within kServedLatencyShare of its target;
-// where every such pod reports its requests' own ITLs, the mean ITL and all but
-// tail_probability of those requests within kDemonstratedItlShare of the ITL target
-// (the SLO's own count, with a margin for the window's noise and for the requests that
-// miss by their TTFT: at the target itself, a scenario at 0.9 attainment met 0.875), else
-// the mean ITL within kServedLatencyShare; and a batch that has filled: the requests
-// running at least kSteadyBatchShare of what Little's law gives for the rate (arrivals
-// x (TTFT + output tokens x ITL)), so a window that met a rise before its batch grew,
-// and its latency with it, does not count.
+// remembering (hybrid's floor under a learned capacity): what served_within_slo_rps
+// counts, or, where every fresh warm pod reports its requests' own ITLs, the same with
+// the mean ITL and all but tail_probability of those requests within
+// kDemonstratedItlShare of the ITL target instead (the SLO's own count, with a margin for
+// the window's noise and for the requests that miss by their TTFT: at the target
+// itself, a scenario at 0.9 attainment met 0.875); and in both, a batch that has
+// filled: the requests running at least kSteadyBatchShare of what Little's law gives
+// for the rate (arrivals x (TTFT + output tokens x ITL)), so a window that met a rise
+// before its batch grew, and its latency with it, does not count.
 std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
                                        double warm_up_s, double tail_probability);
 

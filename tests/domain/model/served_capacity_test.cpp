@@ -158,3 +158,18 @@ TEST_CASE("Demonstrated: a queue, a TTFT over 0.6 of its target, no traffic or a
   stale.sample_age_s = 300;
   CHECK_FALSE(shown(variant({stale})));
 }
+
+TEST_CASE("A ready replica the router has not sent anything yet neither counts nor spoils the others' figure") {
+  const PodMetrics idle = pod(0, 0, 0);  // just ready: no arrivals, nothing running
+  const auto r = served(variant({pod(3, 250, 39), pod(4, 300, 45), idle}));
+  REQUIRE(r);
+  CHECK(*r == Approx(3.5));
+  const auto shown_with_idle = shown(variant({steady(7, 120, 55), steady(8, 130, 58), idle}));
+  REQUIRE(shown_with_idle);
+  CHECK(*shown_with_idle == Approx(7.5));
+  // One still running requests it was sent before the window is not idle.
+  PodMetrics draining = idle;
+  draining.running = 3;
+  CHECK_FALSE(served(variant({pod(3, 250, 39), draining})));
+  CHECK_FALSE(served(variant({idle})));
+}
