@@ -27,6 +27,7 @@ constexpr const char* kMetadataFamily = "metadata";
 constexpr std::uint64_t kMaxSeq = std::numeric_limits<std::uint64_t>::max();
 constexpr std::size_t kBlockCacheBytes = 4 << 20;
 constexpr std::size_t kEventsWriteBufferBytes = 2 << 20;
+constexpr std::size_t kSmallWriteBufferBytes = 1 << 20;
 
 std::string big_endian(std::uint64_t v) {
   std::string out(8, '\0');
@@ -177,6 +178,8 @@ class RocksEventStore final : public EventStore {
     }
     meta_.last_seq = seq;
     last_time_s_ = last_time_s;
+    flush_if_full(events_family(), kEventsWriteBufferBytes);
+    if (!snapshots.empty()) flush_if_full(snapshots_family(), kSmallWriteBufferBytes);
     return events;
   }
 
@@ -302,6 +305,21 @@ class RocksEventStore final : public EventStore {
   rocksdb::ColumnFamilyHandle* snapshots_family() const { return handles_[2]; }
   rocksdb::ColumnFamilyHandle* metadata_family() const { return handles_[3]; }
 
+  // RocksDB switches a memtable that a write took past its write buffer only at the
+  // family's next write: the snapshots' one 20 ticks later, the events' one at the next
+  // tick when no actuation follows, which then held two ticks of events while the first
+  // was flushed. Written out now instead, in the background; a failure to ask loses
+  // nothing (the next write does it).
+  void flush_if_full(rocksdb::ColumnFamilyHandle* family, std::size_t write_buffer_bytes) {
+    std::uint64_t active = 0;
+    if (!db_->GetIntProperty(family, rocksdb::DB::Properties::kCurSizeActiveMemTable, &active) || active < write_buffer_bytes)
+      return;
+    rocksdb::FlushOptions flush;
+    flush.wait = false;
+    flush.allow_write_stall = true;
+    (void)db_->Flush(flush, family);
+  }
+
   // The time of the newest event, which the next append may not precede.
   std::optional<Error> load_last_time() {
     if (meta_.last_seq == 0) return std::nullopt;
@@ -422,7 +440,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> families() {
   events.write_buffer_size = kEventsWriteBufferBytes;
   rocksdb::ColumnFamilyOptions small;
   small.table_factory = events.table_factory;
-  small.write_buffer_size = 1 << 20;
+  small.write_buffer_size = kSmallWriteBufferBytes;
   return {{rocksdb::kDefaultColumnFamilyName, small},
           {kEventsFamily, events},
           {kSnapshotsFamily, small},
