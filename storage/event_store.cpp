@@ -1,6 +1,7 @@
 #include "storage/event_store.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdlib>
@@ -27,6 +28,10 @@ constexpr const char* kMetadataFamily = "metadata";
 constexpr std::uint64_t kMaxSeq = std::numeric_limits<std::uint64_t>::max();
 constexpr std::size_t kBlockCacheBytes = 4 << 20;
 constexpr std::size_t kEventsWriteBufferBytes = 2 << 20;
+constexpr std::size_t kSmallWriteBufferBytes = 1 << 20;
+// A WriteBatch record besides its value: its tag, family, the key and two lengths.
+constexpr double kRecordOverheadBytes = 16;
+constexpr std::size_t kKeptBatchBytes = 16 << 20;
 
 std::string big_endian(std::uint64_t v) {
   std::string out(8, '\0');
@@ -84,7 +89,9 @@ class RocksEventStore final : public EventStore {
         handles_(std::move(handles)),
         read_only_(read_only),
         sync_(sync),
-        secondary_dir_(std::move(secondary_dir)) {}
+        secondary_dir_(std::move(secondary_dir)) {
+    bytes_by_kind_.fill(1024);
+  }
 
   ~RocksEventStore() override {
     // A clean close writes the memtables out, so that the next open reads tables instead
@@ -140,10 +147,22 @@ class RocksEventStore final : public EventStore {
   Result<std::vector<Event>> append(std::vector<Event> events, std::vector<Snapshot> snapshots) override {
     if (read_only_) return store_error(dir_ + ": append on a store opened read-only");
     if (events.empty() && snapshots.empty()) return events;
-    // The batch and the value buffer are kept between appends: a 10,000-variant tick is
-    // about 20 MB, and growing fresh memory for it each tick cost more than the write.
-    rocksdb::WriteBatch& batch = batch_;
-    batch.Clear();
+    // A batch of its own per append, reserved once for what it is expected to hold: one
+    // kept between appends kept the pages of the largest tick so far resident, and one
+    // left to grow copied itself each time it doubled. The estimate's margin costs no
+    // memory, as pages beyond what is written are never touched (the daemon's malloc
+    // maps blocks this large afresh). Only a batch as large as a fleet of several
+    // thousand variants makes is kept: faulting in 25 MB afresh cost a 10,000-variant
+    // tick 35 ms of CPU (bench/store_bench.cpp), and such a fleet's memory is its state.
+    const std::size_t expected = expected_batch_bytes(events, snapshots);
+    std::optional<rocksdb::WriteBatch> fresh;
+    if (expected < kKeptBatchBytes) {
+      batch_ = rocksdb::WriteBatch();  // a fleet that shrank gives the kept one back
+      fresh.emplace(expected);
+    } else {
+      batch_.Clear();
+    }
+    rocksdb::WriteBatch& batch = fresh ? *fresh : batch_;
     std::uint64_t seq = meta_.last_seq;
     double last_time_s = last_time_s_;
     for (Event& e : events) {
@@ -155,6 +174,7 @@ class RocksEventStore final : public EventStore {
       last_time_s = e.time_s;
       value_.clear();
       write_event_value(e, value_);
+      bytes_by_kind_[kind_of(e)] = static_cast<double>(value_.size());
       batch.Put(events_family(), seq_key(seq), rocksdb::Slice(reinterpret_cast<const char*>(value_.data()), value_.size()));
     }
     for (Snapshot& s : snapshots) {
@@ -177,6 +197,8 @@ class RocksEventStore final : public EventStore {
     }
     meta_.last_seq = seq;
     last_time_s_ = last_time_s;
+    flush_if_full(events_family(), kEventsWriteBufferBytes);
+    if (!snapshots.empty()) flush_if_full(snapshots_family(), kSmallWriteBufferBytes);
     return events;
   }
 
@@ -302,6 +324,39 @@ class RocksEventStore final : public EventStore {
   rocksdb::ColumnFamilyHandle* snapshots_family() const { return handles_[2]; }
   rocksdb::ColumnFamilyHandle* metadata_family() const { return handles_[3]; }
 
+  // RocksDB switches a memtable that a write took past its write buffer only at the
+  // family's next write: the snapshots' one 20 ticks later, the events' one at the next
+  // tick when no actuation follows, which then held two ticks of events while the first
+  // was flushed. Written out now instead, in the background; a failure to ask loses
+  // nothing (the next write does it).
+  void flush_if_full(rocksdb::ColumnFamilyHandle* family, std::size_t write_buffer_bytes) {
+    std::uint64_t active = 0;
+    if (!db_->GetIntProperty(family, rocksdb::DB::Properties::kCurSizeActiveMemTable, &active) || active < write_buffer_bytes)
+      return;
+    rocksdb::FlushOptions flush;
+    flush.wait = false;
+    flush.allow_write_stall = true;
+    (void)db_->Flush(flush, family);
+  }
+
+  // Events of one type are about the same size from tick to tick, the tick's batch and
+  // the actuations' differ: each event's kind (tick_events.hpp's, or its Payload's
+  // alternative) with the bytes its last one took.
+  static std::size_t kind_of(const Event& e) {
+    if (const auto* tick = std::get_if<TickEvent>(&e.payload)) return std::variant_size_v<Payload> + tick->index();
+    return e.payload.index();
+  }
+
+  // The bytes the batch will hold, with a quarter to spare: each event as the last of
+  // its kind was, the snapshots as they are.
+  std::size_t expected_batch_bytes(const std::vector<Event>& events, const std::vector<Snapshot>& snapshots) const {
+    double bytes = 64;
+    for (const Event& e : events) bytes += kRecordOverheadBytes + bytes_by_kind_[kind_of(e)];
+    bytes *= 1.25;
+    for (const Snapshot& s : snapshots) bytes += kRecordOverheadBytes + s.scope.size() + 17 + s.bytes.size();
+    return static_cast<std::size_t>(bytes);
+  }
+
   // The time of the newest event, which the next append may not precede.
   std::optional<Error> load_last_time() {
     if (meta_.last_seq == 0) return std::nullopt;
@@ -402,7 +457,9 @@ class RocksEventStore final : public EventStore {
   bool sync_;
   std::string secondary_dir_;  // a read-only opener's own info-log directory
   Metadata meta_;
-  rocksdb::WriteBatch batch_;
+  // The value bytes of the last event of each kind (kind_of), 1 KB before the first.
+  std::array<double, std::variant_size_v<Payload> + std::variant_size_v<TickEvent>> bytes_by_kind_;
+  rocksdb::WriteBatch batch_;  // kept between appends of kKeptBatchBytes or more
   std::vector<std::uint8_t> value_;
   double last_time_s_ = -HUGE_VAL;
 };
@@ -422,7 +479,7 @@ std::vector<rocksdb::ColumnFamilyDescriptor> families() {
   events.write_buffer_size = kEventsWriteBufferBytes;
   rocksdb::ColumnFamilyOptions small;
   small.table_factory = events.table_factory;
-  small.write_buffer_size = 1 << 20;
+  small.write_buffer_size = kSmallWriteBufferBytes;
   return {{rocksdb::kDefaultColumnFamilyName, small},
           {kEventsFamily, events},
           {kSnapshotsFamily, small},
