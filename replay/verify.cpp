@@ -1,6 +1,7 @@
 #include "replay/verify.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "domain/policies/policy.hpp"
 #include "replay/parallel_for.hpp"
@@ -96,8 +97,11 @@ Result<VerifyReport> verify(const storage::EventStore& store, const ReplayRange&
             // bytes themselves: the recorded value is never decoded unless it differs.
             recomputed_bytes.clear();
             storage::write_event_value(*again, recomputed_bytes);
-            same = std::equal(recomputed_bytes.begin(), recomputed_bytes.end(), rec->value.begin(), rec->value.end(),
-                              [](std::uint8_t a, char b) { return a == static_cast<std::uint8_t>(b); });
+            // memcmp, not std::equal over a char and a byte per element: that loop was a
+            // twentieth of verify's instructions.
+            same = recomputed_bytes.size() == rec->value.size() &&
+                   (recomputed_bytes.empty() ||
+                    std::memcmp(recomputed_bytes.data(), rec->value.data(), recomputed_bytes.size()) == 0);
           }
           if (same) {
             ++count.matched;

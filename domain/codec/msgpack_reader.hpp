@@ -32,22 +32,22 @@ class MsgpackReader {
 
   bool next_is_null() const { return pos_ < bytes_.size() && bytes_[pos_] == 0xC0; }
   void null() {
-    if (take() != 0xC0) throw MsgpackMismatch();
+    if (take() != 0xC0) mismatch();
   }
   bool boolean() {
     const std::uint8_t b = take();
     if (b == 0xC2) return false;
     if (b == 0xC3) return true;
-    throw MsgpackMismatch();
+    mismatch();
   }
 
   std::size_t array() { return header(0x90, 0xDC, 0xDD); }
   std::size_t map() { return header(0x80, 0xDE, 0xDF); }
   void array(std::size_t n) {
-    if (array() != n) throw MsgpackMismatch();
+    if (array() != n) mismatch();
   }
   void map(std::size_t n) {
-    if (map() != n) throw MsgpackMismatch();
+    if (map() != n) mismatch();
   }
 
   std::string_view string() {
@@ -62,7 +62,7 @@ class MsgpackReader {
     } else if (b == 0xDB) {
       n = big_endian<std::uint32_t>();
     } else {
-      throw MsgpackMismatch();
+      mismatch();
     }
     need(n);
     const std::string_view out(reinterpret_cast<const char*>(bytes_.data() + pos_), n);
@@ -70,7 +70,7 @@ class MsgpackReader {
     return out;
   }
   void key(std::string_view expected) {
-    if (string() != expected) throw MsgpackMismatch();
+    if (string() != expected) mismatch();
   }
 
   // Any integer, as a signed 64-bit value.
@@ -84,19 +84,19 @@ class MsgpackReader {
       case 0xCE: return big_endian<std::uint32_t>();
       case 0xCF: {
         const std::uint64_t v = big_endian<std::uint64_t>();
-        if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) throw MsgpackMismatch();
+        if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) mismatch();
         return static_cast<std::int64_t>(v);
       }
       case 0xD0: return static_cast<std::int8_t>(big_endian<std::uint8_t>());
       case 0xD1: return static_cast<std::int16_t>(big_endian<std::uint16_t>());
       case 0xD2: return static_cast<std::int32_t>(big_endian<std::uint32_t>());
       case 0xD3: return static_cast<std::int64_t>(big_endian<std::uint64_t>());
-      default: throw MsgpackMismatch();
+      default: mismatch();
     }
   }
   int int32() {
     const std::int64_t v = integer();
-    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) throw MsgpackMismatch();
+    if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) mismatch();
     return static_cast<int>(v);
   }
 
@@ -116,7 +116,7 @@ class MsgpackReader {
       if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
       if (s == "inf") return std::numeric_limits<double>::infinity();
       if (s == "-inf") return -std::numeric_limits<double>::infinity();
-      throw MsgpackMismatch();
+      mismatch();
     }
     if (b == 0xCF) {  // as nlohmann reads it: an unsigned 64-bit number
       ++pos_;
@@ -125,32 +125,50 @@ class MsgpackReader {
     return static_cast<double>(integer());
   }
 
-  // Steps over one whole value of any type.
+  // Steps over one whole value of any type. A loop over the values still to step over,
+  // a container's elements counted in as its header is read, rather than a call per
+  // value: the store's readers skip whole payloads this way (decode_event_header), and
+  // the recursion was most of their time.
   void skip() {
-    const std::uint8_t b = take();
-    if (b < 0x80 || b >= 0xE0 || b == 0xC0 || b == 0xC2 || b == 0xC3) return;
-    if ((b & 0xF0) == 0x80) return skip_values(2 * static_cast<std::size_t>(b & 0x0F));
-    if ((b & 0xF0) == 0x90) return skip_values(b & 0x0F);
-    if ((b & 0xE0) == 0xA0) return advance(b & 0x1F);
-    switch (b) {
-      case 0xCC: case 0xD0: return advance(1);
-      case 0xCD: case 0xD1: return advance(2);
-      case 0xCE: case 0xD2: case 0xCA: return advance(4);
-      case 0xCF: case 0xD3: case 0xCB: return advance(8);
-      case 0xD9: return advance(big_endian<std::uint8_t>());
-      case 0xDA: return advance(big_endian<std::uint16_t>());
-      case 0xDB: return advance(big_endian<std::uint32_t>());
-      case 0xDC: return skip_values(big_endian<std::uint16_t>());
-      case 0xDD: return skip_values(big_endian<std::uint32_t>());
-      case 0xDE: return skip_values(2 * static_cast<std::size_t>(big_endian<std::uint16_t>()));
-      case 0xDF: return skip_values(2 * static_cast<std::size_t>(big_endian<std::uint32_t>()));
-      default: throw MsgpackMismatch();  // bin, ext: no codec writes them
+    std::size_t values = 1;
+    while (values > 0) {
+      --values;
+      const std::uint8_t b = take();
+      if (b < 0x80 || b >= 0xE0 || b == 0xC0 || b == 0xC2 || b == 0xC3) continue;
+      if ((b & 0xF0) == 0x80) {
+        values += 2 * static_cast<std::size_t>(b & 0x0F);
+        continue;
+      }
+      if ((b & 0xF0) == 0x90) {
+        values += b & 0x0F;
+        continue;
+      }
+      if ((b & 0xE0) == 0xA0) {
+        advance(b & 0x1F);
+        continue;
+      }
+      switch (b) {
+        case 0xCC: case 0xD0: advance(1); break;
+        case 0xCD: case 0xD1: advance(2); break;
+        case 0xCE: case 0xD2: case 0xCA: advance(4); break;
+        case 0xCF: case 0xD3: case 0xCB: advance(8); break;
+        case 0xD9: advance(big_endian<std::uint8_t>()); break;
+        case 0xDA: advance(big_endian<std::uint16_t>()); break;
+        case 0xDB: advance(big_endian<std::uint32_t>()); break;
+        case 0xDC: values += big_endian<std::uint16_t>(); break;
+        case 0xDD: values += big_endian<std::uint32_t>(); break;
+        case 0xDE: values += 2 * static_cast<std::size_t>(big_endian<std::uint16_t>()); break;
+        case 0xDF: values += 2 * static_cast<std::size_t>(big_endian<std::uint32_t>()); break;
+        default: mismatch();  // bin, ext: no codec writes them
+      }
     }
   }
 
  private:
+  // Out of line, so that the checks that call it stay small enough to inline.
+  [[noreturn, gnu::noinline, gnu::cold]] static void mismatch() { throw MsgpackMismatch(); }
   void need(std::size_t n) const {
-    if (bytes_.size() - pos_ < n) throw MsgpackMismatch();
+    if (bytes_.size() - pos_ < n) [[unlikely]] mismatch();
   }
   std::uint8_t peek() const {
     need(1);
@@ -163,9 +181,6 @@ class MsgpackReader {
   void advance(std::size_t n) {
     need(n);
     pos_ += n;
-  }
-  void skip_values(std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) skip();
   }
   template <class U>
   U big_endian() {
@@ -187,7 +202,7 @@ class MsgpackReader {
     } else if (b == with32) {
       n = big_endian<std::uint32_t>();
     } else {
-      throw MsgpackMismatch();
+      mismatch();
     }
     need(n);
     return n;

@@ -30,6 +30,9 @@ class Result {
  public:
   Result(T value) : v_(std::move(value)) {}       // NOLINT(google-explicit-constructor)
   Result(Error error) : v_(std::move(error)) {}   // NOLINT(google-explicit-constructor)
+  // The value made in place, for one that is large to move (QueueAnalyzer).
+  template <class... Args>
+  explicit Result(std::in_place_t, Args&&... args) : v_(std::in_place_index<0>, std::forward<Args>(args)...) {}
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   explicit operator bool() const { return ok(); }

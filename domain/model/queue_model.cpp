@@ -56,36 +56,51 @@ Result<QueueAnalyzer> QueueAnalyzer::create(const ServiceParams& p, const QueueC
     return invalid_argument("max_queue_size must be in 0..10000000, got " +
                             std::to_string(c.max_queue_size));
   }
-  return QueueAnalyzer(p, c, s);
+  return Result<QueueAnalyzer>(std::in_place, Made(), p, c, s);
 }
 
-QueueAnalyzer::QueueAnalyzer(const ServiceParams& p, const QueueConfig& c, const RequestSize& s)
+QueueAnalyzer::QueueAnalyzer(Made, const ServiceParams& p, const QueueConfig& c, const RequestSize& s)
     : params_(p), config_(c), size_(s) {
-  const int n_max = config_.max_batch_size;
-  inv_mu_.resize(static_cast<size_t>(n_max));
-  for (int n = 1; n <= n_max; ++n) {
-    const double per_request_ms = prefill_time_ms(n) + size_.output_tokens * decode_time_ms(n);
-    inv_mu_[static_cast<size_t>(n - 1)] = per_request_ms / n;
-  }
-  lambda_min_ = kRateEpsilon / inv_mu_.front();
-  lambda_max_ = (1 - kRateEpsilon) / inv_mu_.back();
-}
-
-double QueueAnalyzer::iteration_time_ms(double batch) const {
   const double i = size_.input_tokens, o = size_.output_tokens;
   const double compute_tokens = (i + o) / (o + 1);
   const double memory_tokens = i + o / 2;
-  return params_.alpha_ms + batch * (params_.beta_ms * compute_tokens + params_.gamma_ms * memory_tokens);
+  per_batch_ms_ = params_.beta_ms * compute_tokens + params_.gamma_ms * memory_tokens;
+  prefill_extra_ms_ = (params_.beta_ms + params_.gamma_ms) * i;
+  decode_extra_ms_ = params_.gamma_ms * (i + o / 2);
+  const auto n_max = static_cast<std::size_t>(config_.max_batch_size);
+  double* inv_mu = inv_mu_inline_.data();
+  if (n_max > kInlineStates) {
+    inv_mu_heap_.resize(n_max);
+    inv_mu = inv_mu_heap_.data();
+  } else {
+    std::fill(inv_mu_inline_.begin() + static_cast<std::ptrdiff_t>(n_max), inv_mu_inline_.end(), 0.0);
+  }
+  // prefill_time_ms(n) + o decode_time_ms(n) over n, from locals: read through `this`
+  // beside the writes to the inline array, the loop was neither hoisted nor vectorised.
+  const double alpha = params_.alpha_ms, beta = params_.beta_ms, per_batch = per_batch_ms_;
+  const double prefill_extra = prefill_extra_ms_, decode_extra = decode_extra_ms_;
+  const bool prefills = size_.input_tokens != 0;
+  const int states = config_.max_batch_size;
+  for (int n = 1; n <= states; ++n) {
+    const double batch = n;
+    const double iteration_ms = alpha + batch * per_batch;
+    const double prefill_ms = prefills ? iteration_ms + prefill_extra : 0.0;
+    const double decode_ms = iteration_ms + beta + decode_extra;
+    inv_mu[n - 1] = (prefill_ms + o * decode_ms) / batch;
+  }
+  lambda_min_ = kRateEpsilon / inv_mu[0];
+  lambda_max_ = (1 - kRateEpsilon) / inv_mu[n_max - 1];
 }
+
+double QueueAnalyzer::iteration_time_ms(double batch) const { return params_.alpha_ms + batch * per_batch_ms_; }
 
 double QueueAnalyzer::prefill_time_ms(double batch) const {
   if (size_.input_tokens == 0) return 0;
-  return iteration_time_ms(batch) + (params_.beta_ms + params_.gamma_ms) * size_.input_tokens;
+  return iteration_time_ms(batch) + prefill_extra_ms_;
 }
 
 double QueueAnalyzer::decode_time_ms(double batch) const {
-  return iteration_time_ms(batch) + params_.beta_ms +
-         params_.gamma_ms * (size_.input_tokens + size_.output_tokens / 2);
+  return iteration_time_ms(batch) + params_.beta_ms + decode_extra_ms_;
 }
 
 QueueMetrics QueueAnalyzer::solved(double lambda) const {
@@ -105,8 +120,9 @@ QueueMetrics QueueAnalyzer::solve(double lambda) const {
   const int k_max = n_max + config_.max_queue_size;
   double p = 1, mass = 1, moment = 0, mass_served = 1, moment_served = 0;
   int k = 1;
+  const double* inv_mu = this->inv_mu();
   for (; k <= n_max; ++k) {
-    const double ratio = lambda * inv_mu_[static_cast<size_t>(k - 1)];
+    const double ratio = lambda * inv_mu[k - 1];
     p *= ratio;
     mass += p;
     moment += k * p;
@@ -120,7 +136,7 @@ QueueMetrics QueueAnalyzer::solve(double lambda) const {
   mass_served = mass;
   moment_served = moment;
   if (k > n_max) {
-    const double ratio = lambda * inv_mu_.back();
+    const double ratio = lambda * inv_mu[n_max - 1];
     for (; k <= k_max; ++k) {
       p *= ratio;
       mass += p;

@@ -53,6 +53,12 @@ struct Sizing {
 };
 
 class QueueAnalyzer {
+  // Only create() makes an analyzer (in place, in its Result).
+  class Made {
+    friend class QueueAnalyzer;
+    explicit Made() = default;
+  };
+
  public:
   // Validates every input and names the offending one in the error.
   static Result<QueueAnalyzer> create(const ServiceParams& params, const QueueConfig& config,
@@ -74,8 +80,9 @@ class QueueAnalyzer {
   double prefill_time_ms(double batch) const;
   double decode_time_ms(double batch) const;
 
+  QueueAnalyzer(Made, const ServiceParams& params, const QueueConfig& config, const RequestSize& size);
+
  private:
-  QueueAnalyzer(const ServiceParams& params, const QueueConfig& config, const RequestSize& size);
 
   // The chain at lambda (per ms), solved once per analyzer: a plan sizes the same
   // analyzer several times (the mean, the TTFT tail, a tighter ITL target), and each
@@ -93,7 +100,14 @@ class QueueAnalyzer {
   ServiceParams params_;
   QueueConfig config_;
   RequestSize size_;
-  std::vector<double> inv_mu_;  // 1 / mu(n) for n = 1..N, in ms
+  const double* inv_mu() const {
+    return inv_mu_heap_.empty() ? inv_mu_inline_.data() : inv_mu_heap_.data();
+  }
+  // The per-request times' terms that do not depend on the batch, for
+  // iteration_time_ms, prefill_time_ms and decode_time_ms: made once, not per state.
+  double per_batch_ms_ = 0;      // the iteration time's slope in the batch
+  double prefill_extra_ms_ = 0;  // a prefill's time beyond an iteration
+  double decode_extra_ms_ = 0;   // a decode step's gamma term beyond an iteration and beta
   double lambda_min_ = 0;       // per ms
   double lambda_max_ = 0;       // per ms
   // The chains solved so far (solved()), the first kMemo of them; a cache, not state: an
@@ -103,6 +117,12 @@ class QueueAnalyzer {
   static constexpr std::size_t kMemo = 32;  // a plan asks about 25
   mutable std::array<Solved, kMemo> solved_;
   mutable std::size_t solved_count_ = 0;
+  // 1 / mu(n) for n = 1..N, in ms (inv_mu()): here up to kInlineStates (the default max
+  // batch), on the heap beyond. A 2 KiB heap block per analyzer was the largest
+  // allocation of a hybrid tick, which makes about seven analyzers per model.
+  static constexpr std::size_t kInlineStates = 256;
+  std::array<double, kInlineStates> inv_mu_inline_;
+  std::vector<double> inv_mu_heap_;
 };
 
 }  // namespace capstan
