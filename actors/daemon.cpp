@@ -98,7 +98,7 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
   if (o.scheduler_threads > 0) cfg.set("scheduler.max-threads", o.scheduler_threads);
   cfg.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system system{cfg};
-  auto collector = system.spawn<caf::detached>(collector_behavior, setup.source);
+  auto collector = system.spawn<caf::detached>(collector_behavior, setup.source, setup.policy);
   auto journal = system.spawn<caf::detached>(journal_behavior, store);
   auto actuator = system.spawn<caf::detached>(actuator_behavior, setup.connector, o.actuator, journal, std::move(approvals));
   if (setup.status) setup.status->attach_actuator(system, actuator);

@@ -298,9 +298,10 @@ void on_observed(self_ptr self, const RunPtr& run) {
   for (std::size_t m = 0; m < models.size(); ++m) {
     if (!configured(s.config, models[m].model)) continue;
     // What the tick uses is what is recorded: forward passes only for a policy that
-    // reads them (they are most of an observation's bytes). Freed, not just cleared:
-    // the inputs live until the tick ends, and 128 kept passes a variant were 12 MB of
-    // a 1,000-variant tick's peak.
+    // reads them (they are most of an observation's bytes). The collector asks the
+    // source for no others, so this only guards against a source that sends them all
+    // anyway. Freed, not just cleared: the inputs live until the tick ends, and 128
+    // kept passes a variant were 12 MB of a 1,000-variant tick's peak.
     if (!s.policy->reads_forward_passes(models[m]))
       for (VariantTickInput& v : models[m].variants) std::vector<ForwardPassSample>().swap(v.forward_passes);
     run->inputs.push_back(std::make_shared<const ModelTickInput>(std::move(models[m])));

@@ -60,8 +60,11 @@ inline std::size_t variant_count(const TickInput& input) {
 }
 
 // `models` models of `variants_per_model` variants each, every one a copy of a variant
-// of `recorded`'s first model (taken in turn), renamed so that keys are unique.
-inline TickInput widened(const TickInput& recorded, int models, int variants_per_model) {
+// of `recorded`'s first model (taken in turn), renamed so that keys are unique; the
+// forward passes copied only for the models `reads_forward_passes` says are read (as a
+// daemon's metrics source does, fleet::MetricsSource::observe; empty: every model's).
+inline TickInput widened(const TickInput& recorded, int models, int variants_per_model,
+                         const ReadsForwardPasses& reads_forward_passes = {}) {
   TickInput out;
   out.now_s = recorded.now_s;
   out.interval_s = recorded.interval_s;
@@ -73,13 +76,21 @@ inline TickInput widened(const TickInput& recorded, int models, int variants_per
     model.upstream_queue = source.upstream_queue;
     model.arrival_rate_rps = 0;
     for (int v = 0; v < variants_per_model; ++v) {
-      const std::size_t from = static_cast<std::size_t>(v) % source.variants.size();
-      VariantTickInput variant = source.variants[from];
+      const VariantTickInput& from = source.variants[static_cast<std::size_t>(v) % source.variants.size()];
+      // Every field but the forward passes, which follow once the model is known.
+      VariantTickInput variant;
+      variant.state = from.state;
+      variant.new_cold_starts_s = from.new_cold_starts_s;
+      variant.configured_cold_start_s = from.configured_cold_start_s;
       variant.state.spec.name += "-" + std::to_string(v);
       model.variants.push_back(std::move(variant));
     }
     // The router saw every copy's share of the recorded model's arrivals.
     model.arrival_rate_rps = source.arrival_rate_rps * variants_per_model / static_cast<double>(source.variants.size());
+    if (!reads_forward_passes || reads_forward_passes(model))
+      for (int v = 0; v < variants_per_model; ++v)
+        model.variants[static_cast<std::size_t>(v)].forward_passes =
+            source.variants[static_cast<std::size_t>(v) % source.variants.size()].forward_passes;
     out.models.push_back(std::move(model));
   }
   return out;

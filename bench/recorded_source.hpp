@@ -15,9 +15,9 @@ class RecordedSource : public fleet::MetricsSource {
  public:
   RecordedSource(const std::vector<TickInput>& recorded, int models, int variants)
       : recorded_(recorded), models_(models), variants_(variants) {}
-  Result<fleet::Observed> observe(const TickTime& time) override {
+  Result<fleet::Observed> observe(const TickTime& time, const ReadsForwardPasses& reads_forward_passes) override {
     fleet::Observed out;
-    out.input = widened(recorded_[tick_++ % recorded_.size()], models_, variants_);
+    out.input = widened(recorded_[tick_++ % recorded_.size()], models_, variants_, reads_forward_passes);
     out.input.now_s = time.now_s;
     out.input.interval_s = time.interval_s;
     return out;

@@ -159,7 +159,7 @@ std::uint64_t model_seed(std::uint64_t run_seed, std::size_t model) {
 
 TickInput to_tick_input(const Observation& obs, const FleetConfig& fleet,
                         const std::vector<std::optional<int>>& desired, double interval_s,
-                        const std::string& model_namespace) {
+                        const std::string& model_namespace, const ReadsForwardPasses& reads_forward_passes) {
   TickInput input;
   input.now_s = obs.now_s;
   input.interval_s = interval_s;
@@ -178,12 +178,16 @@ TickInput to_tick_input(const Observation& obs, const FleetConfig& fleet,
     v.state.desired_replicas = i < desired.size() ? desired[i] : std::nullopt;
     for (const PodMetrics& pod : vo.pods)
       if (pod.ready) v.state.pods.push_back(pod);
-    v.forward_passes.reserve(vo.forward_passes.size());
-    for (const ForwardPass& pass : vo.forward_passes) v.forward_passes.push_back(to_sample(pass));
     v.new_cold_starts_s = vo.new_cold_starts_s;
     v.configured_cold_start_s = config.pending_s + config.cold_start_s;
     model.variants.push_back(std::move(v));
   }
+  if (!reads_forward_passes || reads_forward_passes(model))
+    for (std::size_t i = 0; i < obs.variants.size(); ++i) {
+      std::vector<ForwardPassSample>& passes = model.variants[i].forward_passes;
+      passes.reserve(obs.variants[i].forward_passes.size());
+      for (const ForwardPass& pass : obs.variants[i].forward_passes) passes.push_back(to_sample(pass));
+    }
   input.models.push_back(std::move(model));
   return input;
 }

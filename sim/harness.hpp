@@ -140,10 +140,11 @@ std::size_t variant_index(const PolicyRun& run, const Decision& decision);
 std::uint64_t model_seed(std::uint64_t run_seed, std::size_t model);
 
 // The policy's view of one observation of one model. `desired` is the last target sent
-// per variant (fleet order), nullopt before the first.
+// per variant (fleet order), nullopt before the first. The variants' forward passes only
+// when `reads_forward_passes` says the model's are read (empty: always).
 TickInput to_tick_input(const Observation& observation, const FleetConfig& fleet,
                         const std::vector<std::optional<int>>& desired, double interval_s,
-                        const std::string& model_namespace);
+                        const std::string& model_namespace, const ReadsForwardPasses& reads_forward_passes = {});
 
 // Drops (or NaNs) the pod metrics and forward passes of every variant of `input`.
 void blank_metrics(TickInput& input, bool nan);

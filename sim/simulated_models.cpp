@@ -44,12 +44,14 @@ std::vector<Observation> SimulatedModels::observe() {
 }
 
 TickInput SimulatedModels::tick_input(const std::vector<Observation>& observations, double t_s, double interval_s,
-                                      const std::string& model_namespace) const {
+                                      const std::string& model_namespace,
+                                      const ReadsForwardPasses& reads_forward_passes) const {
   TickInput input;
   input.now_s = t_s;
   input.interval_s = interval_s;
   for (std::size_t m = 0; m < sims_.size(); ++m) {
-    TickInput one = to_tick_input(observations[m], fleets_[m], desired_[m], interval_s, model_namespace);
+    TickInput one =
+        to_tick_input(observations[m], fleets_[m], desired_[m], interval_s, model_namespace, reads_forward_passes);
     one.models[0].priority = priorities_[m];
     input.models.push_back(std::move(one.models[0]));
   }

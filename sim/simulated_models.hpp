@@ -29,9 +29,10 @@ class SimulatedModels {
   // Each model's pods and fleet state since the previous observe().
   std::vector<Observation> observe();
   // The policies' view of `observations` (one per model, from observe()) at t_s: each
-  // model with its variants' last targets and its priority.
+  // model with its variants' last targets and its priority, and its forward passes when
+  // `reads_forward_passes` says they are read (empty: always).
   TickInput tick_input(const std::vector<Observation>& observations, double t_s, double interval_s,
-                       const std::string& model_namespace) const;
+                       const std::string& model_namespace, const ReadsForwardPasses& reads_forward_passes = {}) const;
   // Sets variant `variant` of model `model` to `replicas`: the target the simulation
   // accepted, which the next tick_input() reports as the variant's desired count.
   Result<int> set_desired(std::size_t model, const std::string& variant, int replicas);

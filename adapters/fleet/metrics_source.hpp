@@ -25,8 +25,11 @@ struct Observed {
 class MetricsSource {
  public:
   virtual ~MetricsSource() = default;
-  // What every model's pods reported over the window that ends at `time.now_s`.
-  virtual Result<Observed> observe(const TickTime& time) = 0;
+  // What every model's pods reported over the window that ends at `time.now_s`, with the
+  // forward passes only of the models `reads_forward_passes` answers true for (the
+  // daemon's policy: TickPolicy::reads_forward_passes); the others' are never built, so
+  // no tick holds them. Empty: every model's.
+  virtual Result<Observed> observe(const TickTime& time, const ReadsForwardPasses& reads_forward_passes) = 0;
 };
 
 }  // namespace capstan::fleet

@@ -9,13 +9,14 @@ Result<std::unique_ptr<SimulatedFleet>> SimulatedFleet::create(std::vector<sim::
   return std::unique_ptr<SimulatedFleet>(new SimulatedFleet(std::move(created).value(), options));
 }
 
-Result<Observed> SimulatedFleet::observe(const TickTime& time) {
+Result<Observed> SimulatedFleet::observe(const TickTime& time, const ReadsForwardPasses& reads_forward_passes) {
   std::lock_guard lock(mutex_);
   auto advanced = models_.advance_to(time.now_s);
   if (!advanced.ok()) return advanced.error();
   Observed out;
   out.more = advanced.value();
-  out.input = models_.tick_input(models_.observe(), time.now_s, time.interval_s, options_.model_namespace);
+  out.input = models_.tick_input(models_.observe(), time.now_s, time.interval_s, options_.model_namespace,
+                                 reads_forward_passes);
   // The harness decides this tick and then stops once the drain limit has passed.
   if (models_.trace_exhausted()) {
     if (exhausted_at_s_ < 0) exhausted_at_s_ = time.now_s;

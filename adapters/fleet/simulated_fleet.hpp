@@ -45,7 +45,7 @@ class SimulatedFleet : public MetricsSource, public Connector {
   static Result<std::unique_ptr<SimulatedFleet>> create(std::vector<sim::ModelInput> models,
                                                         const SimulatedFleetOptions& options);
 
-  Result<Observed> observe(const TickTime& time) override;
+  Result<Observed> observe(const TickTime& time, const ReadsForwardPasses& reads_forward_passes) override;
   std::string name() const override { return "sim"; }
   Result<int> scale(const VariantKey& variant, int replicas) override;
 

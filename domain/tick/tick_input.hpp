@@ -4,6 +4,7 @@
 // values; the recorded form is domain/codec/tick_input_codec.hpp.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,13 @@ struct ModelTickInput {
   double arrival_rate_rps = 0; // requests that reached the model this window, router view
   int priority = 1;            // for shared GPU budgets: higher is served first
 };
+
+// Whether a tick reads a model's forward passes (TickPolicy::reads_forward_passes), for
+// whoever builds its input: the passes of a model answered false are never built, rather
+// than built and dropped by the tick (they are most of an observation's bytes, and a
+// tick's inputs live until it ends). Asked of the model with its variants but before
+// their passes are filled in. Empty: every model's are read.
+using ReadsForwardPasses = std::function<bool(const ModelTickInput&)>;
 
 // When a tick runs: time is an input, never read inside domain/.
 struct TickTime {

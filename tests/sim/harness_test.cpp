@@ -371,3 +371,30 @@ TEST_CASE("freeze_metrics copies pods by position, adds the age, and leaves vari
   CHECK(now.models[0].variants[1].state.pods.empty());
   CHECK(now.models[1].variants[0].state.pods.empty());
 }
+
+TEST_CASE("A tick input carries a model's forward passes only when they are read, and never builds the others") {
+  const FleetConfig fleet = one_variant_fleet(1, 0);
+  Observation obs;
+  obs.now_s = 60;
+  obs.window_s = 30;
+  obs.variants.resize(1);
+  obs.variants[0].forward_passes.resize(3);
+  obs.variants[0].forward_passes[2].wall_time_ms = 12.5;
+  std::vector<std::string> asked;
+  const ReadsForwardPasses reads = [&asked](const ModelTickInput& m) {
+    asked.push_back(m.model.model_id + "/" + m.variants.at(0).state.spec.name);
+    return m.variants.at(0).state.spec.name == "read";
+  };
+  const TickInput unread = to_tick_input(obs, fleet, {}, 30, "sim", reads);
+  CHECK(asked == std::vector<std::string>{"test-model/v"});  // the model as the policy sees it
+  CHECK(unread.models[0].variants[0].forward_passes.empty());
+  CHECK(unread.models[0].variants[0].forward_passes.capacity() == 0);
+
+  FleetConfig read_fleet = fleet;
+  read_fleet.variants[0].name = "read";
+  const TickInput read = to_tick_input(obs, read_fleet, {}, 30, "sim", reads);
+  REQUIRE(read.models[0].variants[0].forward_passes.size() == 3);
+  CHECK(read.models[0].variants[0].forward_passes[2].wall_time_ms == 12.5);
+  // No reader: every model's, as `simulate` hands them to a policy.
+  CHECK(to_tick_input(obs, fleet, {}, 30, "sim").models[0].variants[0].forward_passes.size() == 3);
+}
