@@ -368,8 +368,9 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       // and the fleet must grow, it grows by the rate the replicas have served within
       // the SLO at this request shape, not by a fit that says less (matched against
       // the shape arriving now: a forecast of token lengths at the horizon extrapolates
-      // their noise). It releases nothing: sized to it at light load, a fleet meets the
-      // next step with less headroom than the rate it was shown at leaves.
+      // their noise). Not while the SLO is met, so it never shrinks a fleet that meets
+      // it: sized to it at light load, a fleet meets the next step with less headroom
+      // than the rate it was shown at leaves.
       const TrafficSample& arriving = seen.has_token_lengths ? seen.now : shape;
       const double shown = missing_slo ? demonstrated_floor(memory.demonstrated, key, arriving) : 0;
       if (shown > s->capacity_rps) {
