@@ -51,28 +51,21 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
 
 std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
                                        double warm_up_s, double tail_probability) {
-  const std::vector<const PodMetrics*> ready = ready_pods(variant);
-  bool every_histogram = true;
-  for (const PodMetrics* p : ready) {
-    if (p->seconds_since_start >= warm_up_s && !share_over(p->request_itl, kDemonstratedItlShare * slo.itl_ms)) {
-      every_histogram = false;
-    }
-  }
   const bool served_now =
       served_within_slo_rps(variant, slo, max_sample_age_s, warm_up_s, tail_probability).has_value();
   double rate = 0, running = 0, littles = 0;
   int pods = 0;
-  for (const PodMetrics* p : ready) {
+  for (const PodMetrics* p : ready_pods(variant)) {
     if (!(p->sample_age_s <= max_sample_age_s)) return std::nullopt;
     if (p->seconds_since_start < warm_up_s) continue;
     if (!std::isfinite(p->arrival_rate_rps)) return std::nullopt;
     if (p->arrival_rate_rps == 0 && p->running == 0) continue;  // not sent anything yet
     if (!(p->arrival_rate_rps > 0)) return std::nullopt;
     if (!(p->queue_length <= 1) || !within(p->avg_ttft_ms, slo.ttft_ms, kServedLatencyShare)) return std::nullopt;
-    if (!served_now) {
-      if (!every_histogram || !within(p->avg_itl_ms, slo.itl_ms, kDemonstratedItlShare)) return std::nullopt;
+    if (!served_now) {  // then every pod sent requests must show its requests' own ITLs
       const auto over = share_over(p->request_itl, kDemonstratedItlShare * slo.itl_ms);
-      if (!over || *over > tail_probability) return std::nullopt;
+      if (!over || *over > tail_probability || !within(p->avg_itl_ms, slo.itl_ms, kDemonstratedItlShare))
+        return std::nullopt;
     }
     const double in_batch_s = (p->avg_ttft_ms + p->avg_output_tokens * p->avg_itl_ms) / 1000;
     if (!(std::isfinite(p->running) && std::isfinite(in_batch_s))) return std::nullopt;

@@ -270,18 +270,17 @@ void remember_demonstrated(std::map<std::string, History<DemonstratedRate>>& mem
                            const TrafficSample& now, const PolicyConfig& config, const TickTime& time) {
   const auto rps = demonstrated_rps(v, config.slo, max_sample_age_s(time.interval_s), TunerConfig{}.transient_delay_s,
                                     config.tail_probability);
+  const bool add = rps && now.avg_input_tokens > 0 && now.avg_output_tokens > 0;
   auto it = memory.find(v.spec.name);
   if (it == memory.end()) {
-    if (!rps || !(now.avg_input_tokens > 0) || !(now.avg_output_tokens > 0)) return;
+    if (!add) return;
     it = memory.emplace(v.spec.name, History<DemonstratedRate>{}).first;
   }
   History<DemonstratedRate>& kept = it->second;
   while (!kept.empty() && (kept.front().at_s < time.now_s - kDemonstratedMemoryS || kept.size() >= kDemonstratedKept)) {
     kept.pop_front();
   }
-  if (rps && now.avg_input_tokens > 0 && now.avg_output_tokens > 0) {
-    kept.push_back({time.now_s, *rps, now.avg_input_tokens, now.avg_output_tokens});
-  }
+  if (add) kept.push_back({time.now_s, *rps, now.avg_input_tokens, now.avg_output_tokens});
   if (kept.empty()) memory.erase(it);
 }
 

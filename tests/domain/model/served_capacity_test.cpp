@@ -167,6 +167,12 @@ TEST_CASE("A ready replica the router has not sent anything yet neither counts n
   const auto shown_with_idle = shown(variant({steady(7, 120, 55), steady(8, 130, 58), idle}));
   REQUIRE(shown_with_idle);
   CHECK(*shown_with_idle == Approx(7.5));
+  // Nor does it, reporting no ITL histogram, stop the others' histograms from judging.
+  PodMetrics near = steady(9, 150, 75);
+  near.request_itl = {{50, 80, 100, 150}, {0, 200, 200, 200}, 200, 200 * 75.0};
+  const auto judged_by_histograms = shown(variant({near, idle}));
+  REQUIRE(judged_by_histograms);
+  CHECK(*judged_by_histograms == Approx(9));
   // One still running requests it was sent before the window is not idle.
   PodMetrics draining = idle;
   draining.running = 3;
