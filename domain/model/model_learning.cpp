@@ -3,10 +3,33 @@
 #include <algorithm>
 #include <cmath>
 
+#include "domain/core/format.hpp"
 #include "domain/stages/metric_guard.hpp"
 #include "domain/model/queueing_analyzer.hpp"
 
 namespace capstan {
+namespace {
+
+// A filter whose every observation for this many ticks in a row was rejected has locked
+// in a wrong estimate (the NIS gate keeps it, and re-opening the covariance is not
+// enough when it is off by more than a factor of e): it starts again from the data.
+constexpr int kRebootstrapAfterRejections = 10;
+
+// Requests waiting per warm pod (started at least transient_delay_s ago), those the
+// router has stopped sending to included: a pod still draining a backlog is no light
+// load.
+double waiting_per_warm_pod(std::span<const PodMetrics> pods, double transient_delay_s) {
+  double waiting = 0;
+  int warm = 0;
+  for (const PodMetrics& p : pods) {
+    if (!p.ready || p.seconds_since_start < transient_delay_s) continue;
+    ++warm;
+    if (std::isfinite(p.queue_length)) waiting += std::max(0.0, p.queue_length);
+  }
+  return warm > 0 ? waiting / warm : 0;
+}
+
+}  // namespace
 
 Learned learn_variant(VariantMemory memory, const ModelKey& model, const VariantTickInput& v, const TickTime& time,
                       const VariantLearning& how) {
@@ -26,7 +49,30 @@ Learned learn_variant(VariantMemory memory, const ModelKey& model, const Variant
   const bool usable = !how.skip_unusable_pods || !unusable_metrics(v.state, max_sample_age_s(time.interval_s));
   const VariantInput in{v.state.spec, usable ? v.state.pods : std::vector<PodMetrics>{}, v.state.current_replicas,
                         v.state.pending_replicas, memory.tuner};
-  VariantTuning tuning = tune_variant(in, TunerConfig{});
+  const TunerConfig tuner_config{};
+  VariantTuning tuning;
+  const bool rejected_long = memory.tuner && memory.tuner->consecutive_rejections >= kRebootstrapAfterRejections;
+  const bool bootstrapping = !memory.tuner || (how.bootstrap_without_queue && rejected_long);
+  const double waiting = how.bootstrap_without_queue && bootstrapping
+                             ? waiting_per_warm_pod(in.pods, tuner_config.transient_delay_s)
+                             : 0;
+  if (waiting > 1 && !memory.tuner) {
+    tuning = {std::nullopt,
+              {"none", false, 0,
+               "no first estimate while " + fmt_num(waiting) + " requests wait per pod: a queued TTFT is not prefill time"}};
+  } else if (waiting <= 1 && bootstrapping && memory.tuner) {
+    VariantInput fresh = in;
+    fresh.tuner.reset();
+    tuning = tune_variant(fresh, tuner_config);
+    if (tuning.tuner) {
+      tuning.report.reason = "estimated afresh: the last " + std::to_string(memory.tuner->consecutive_rejections) +
+                             " observations were all rejected";
+    } else {
+      tuning = tune_variant(in, tuner_config);
+    }
+  } else {
+    tuning = tune_variant(in, tuner_config);
+  }
   if (tuning.report.source != "none" && tuning.tuner) {
     const TunerState& t = *tuning.tuner;
     out.events.push_back(ParamsLearned{key, t.params, t.covariance, tuning.report.nis, tuning.report.accepted,

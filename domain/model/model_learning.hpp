@@ -22,6 +22,15 @@ struct VariantLearning {
   // a frozen scrape repeats old figures. Off for `queueing`, which learns as WVA does.
   bool skip_unusable_pods = true;
   bool cold_start = true;  // learn the cold start from the replicas' start-up times
+  // The first estimate (the tuner's bootstrap) assumes light load: a TTFT is prefill
+  // alone. Taken while requests wait, the wait is read as prefill time, and the
+  // tuner's bounds, set around that first estimate, can keep it from ever reaching the
+  // truth (`cold-fleet`: beta bootstrapped at 26 ms against about 0.09, held at its
+  // bound of 0.26 for the rest of the run, which halved every capacity estimate). So
+  // no bootstrap is taken while the warm busy pods hold more than one waiting request
+  // each, and a filter that rejected ten observations in a row is estimated afresh
+  // from the first one without a queue. Off for `queueing`, which learns as WVA does.
+  bool bootstrap_without_queue = true;
 };
 
 Learned learn_variant(VariantMemory memory, const ModelKey& model, const VariantTickInput& input,

@@ -16,7 +16,7 @@ class Queueing final : public TickPolicy {
   // WVA learns from every pod it scrapes, stale or not.
   Learned learn(VariantMemory memory, const ModelKey& model, const VariantTickInput& input, const PolicyConfig&,
                 const TickTime& time) const override {
-    return learn_variant(std::move(memory), model, input, time, {.skip_unusable_pods = false, .cold_start = false});
+    return learn_variant(std::move(memory), model, input, time, {.skip_unusable_pods = false, .cold_start = false, .bootstrap_without_queue = false});
   }
 
   Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
