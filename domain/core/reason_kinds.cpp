@@ -241,6 +241,9 @@ constexpr std::array kKinds{
     Kind{"hybrid.sized", "", render_hybrid},
     Kind{"hybrid.contradicted", "hold at {current}, wanted {wanted}: the pods meet the SLO at more than the learned "
                                 "{capacity_rps} req/s per replica; the model: {cause}"},
+    Kind{"hybrid.tail_growth", "{change}, wanted {wanted}: the pods meet the SLO's means at {served_rps} req/s per "
+                               "replica, more than the learned {capacity_rps}, so they grow by their own measure "
+                               "while their requests' ITL tail misses; the model: {cause}"},
     Kind{"hybrid.measured_need", "{change}: nothing learned yet, and measured latency or queue misses the SLO: "
                                  "{demand_rps} req/s incl. the backlog over {completing_rps} req/s completed per "
                                  "replica; the saturation rule: {cause}"},

@@ -366,6 +366,28 @@ TEST_CASE("hybrid does not grow a variant whose pods meet the SLO at more than i
   CHECK_THAT(d[0].reason.text, Catch::Contains("the pods meet the SLO at more than the learned"));
 }
 
+TEST_CASE("hybrid grows a variant whose pods meet the SLO's means but miss its ITL tail by their own measure, not the model's") {
+  // As above, but 10 % of the requests finished in the window had a mean ITL over the
+  // 15 ms target (the tail probability is 5 %): the pods need more replicas, though
+  // not the model's count.
+  PolicyConfig c = config();
+  c.slo = {1500, 15};
+  HybridPolicy p(c);
+  TickInput in = tick_at(0, Fleet{2, 0, 0}, 8);
+  for (PodMetrics& pod : in.models[0].variants[0].state.pods) {
+    pod.request_itl = {{10, 15, 20}, {50, 90, 100}, 100, 100 * pod.avg_itl_ms};
+  }
+  const auto d = p.tick(in);
+  INFO(d[0].reason.text);
+  CHECK(d[0].target_replicas == 3);  // ceil(2 ready x 1.15)
+  CHECK(d[0].reason.code == ReasonCode::kScaleUp);
+  CHECK_THAT(d[0].reason.text, Catch::Contains("grow by their own measure while their requests' ITL tail misses"));
+  CHECK_THAT(d[0].reason.text, Catch::Contains("wanted "));
+  // The model alone asked for more than that.
+  const auto wanted = std::stoi(d[0].reason.text.substr(d[0].reason.text.find("wanted ") + 7));
+  CHECK(wanted > 3);
+}
+
 namespace {
 
 // 4 req/s with a 60 s burst of 24 req/s every 420 s (sim/scenarios/open/burst-recur.yaml).
