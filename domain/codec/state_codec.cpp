@@ -279,9 +279,10 @@ json encode_memory_body(const HybridMemory& m) {
               {"starting_since", encode_by_variant(m.starting_since)},
               {"split", m.split}};
   // Written only when there are any, so that a state without them keeps its bytes.
-  if (!m.demonstrated.empty()) {
-    json& shown = out["demonstrated"] = json::object();
-    for (const auto& [variant, rates] : m.demonstrated) {
+  for (const auto& [name, by_variant] : {std::pair{"demonstrated", &m.demonstrated}, std::pair{"refuted", &m.refuted}}) {
+    if (by_variant->empty()) continue;
+    json& shown = out[name] = json::object();
+    for (const auto& [variant, rates] : *by_variant) {
       json& list = shown[variant] = json::array();
       for (const DemonstratedRate& d : rates) list.push_back({d.at_s, d.rps, d.input_tokens, d.output_tokens});
     }
@@ -324,11 +325,12 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
     m.split = read_value<SplitSizingState>(r.at("split"));
     // Since schema 3; a state of schema 2 trusts every learned capacity as it is.
     if (r.has("correction")) m.correction = read_by_variant<double>(r.at("correction"));
-    if (r.has("demonstrated")) {
-      const FieldReader shown = r.at("demonstrated");
+    for (const auto& [name, by_variant] : {std::pair{"demonstrated", &m.demonstrated}, std::pair{"refuted", &m.refuted}}) {
+      if (!r.has(name)) continue;
+      const FieldReader shown = r.at(name);
       for (const std::string& variant : shown.keys()) {
         const FieldReader list = shown.at(variant);
-        History<DemonstratedRate>& rates = m.demonstrated[variant];
+        History<DemonstratedRate>& rates = (*by_variant)[variant];
         for (std::size_t i = 0; i < list.size(); ++i) {
           const FieldReader e = list.at(i);
           if (e.size() != 4) e.fail("must be [at_s, rps, input_tokens, output_tokens]");

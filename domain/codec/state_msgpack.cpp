@@ -302,16 +302,18 @@ void write_memory(MsgpackWriter& w, const FixedMemory& m) {
   w.string("fixed");
 }
 
+void write_rates(MsgpackWriter& w, const History<DemonstratedRate>& rates) {
+  w.array(rates.size());
+  for (const DemonstratedRate& d : rates) write_numbers(w, std::array{d.at_s, d.rps, d.input_tokens, d.output_tokens});
+}
+
 void write_memory(MsgpackWriter& w, const HybridMemory& m) {
-  w.map(8 + (m.demonstrated.empty() ? 0 : 1) + (m.surges.empty() ? 0 : 1));
+  w.map(8 + (m.demonstrated.empty() ? 0 : 1) + (m.refuted.empty() ? 0 : 1) + (m.surges.empty() ? 0 : 1));
   w.string("correction");
   write_by_name(w, m.correction, [&](double k) { w.number(k); });
   if (!m.demonstrated.empty()) {  // as before they were remembered when there are none
     w.string("demonstrated");
-    write_by_name(w, m.demonstrated, [&](const History<DemonstratedRate>& rates) {
-      w.array(rates.size());
-      for (const DemonstratedRate& d : rates) write_numbers(w, std::array{d.at_s, d.rps, d.input_tokens, d.output_tokens});
-    });
+    write_by_name(w, m.demonstrated, [&](const History<DemonstratedRate>& rates) { write_rates(w, rates); });
   }
   w.string("forecast");
   write_forecast(w, m.forecast);
@@ -323,6 +325,10 @@ void write_memory(MsgpackWriter& w, const HybridMemory& m) {
   write_by_name(w, m.recent_capacity, [&](const History<double>& d) { write_numbers(w, d); });
   w.string("recent_demand");
   write_pairs(w, m.recent_demand);
+  if (!m.refuted.empty()) {  // as before they were remembered when there are none
+    w.string("refuted");
+    write_by_name(w, m.refuted, [&](const History<DemonstratedRate>& rates) { write_rates(w, rates); });
+  }
   w.string("split");
   write_split(w, m.split);
   w.string("starting_since");
@@ -496,6 +502,20 @@ TunerState read_tuner(MsgpackReader& r) {
   r.key("rejected_updates");
   t.rejected_updates = r.integer();
   return t;
+}
+
+History<DemonstratedRate> read_rates(MsgpackReader& r) {
+  History<DemonstratedRate> rates;
+  const std::size_t n = r.array();
+  for (std::size_t i = 0; i < n; ++i) {
+    r.array(4);
+    DemonstratedRate& d = rates.emplace_back();
+    d.at_s = r.number();
+    d.rps = r.number();
+    d.input_tokens = r.number();
+    d.output_tokens = r.number();
+  }
+  return rates;
 }
 
 VariantMemory read_variant_memory(MsgpackReader& r) {
@@ -819,25 +839,13 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     return m;
   }
   if (kind == "hybrid") {
-    if (members < 8 || members > 10) throw MsgpackMismatch();
+    if (members < 8 || members > 11) throw MsgpackMismatch();
     HybridMemory m;
     r.key("correction");
     m.correction = read_by_name<double>(r, [&] { return r.number(); });
     const std::string_view after_correction = r.string();
     if (after_correction == "demonstrated") {
-      m.demonstrated = read_by_name<History<DemonstratedRate>>(r, [&] {
-        History<DemonstratedRate> rates;
-        const std::size_t n = r.array();
-        for (std::size_t i = 0; i < n; ++i) {
-          r.array(4);
-          DemonstratedRate& d = rates.emplace_back();
-          d.at_s = r.number();
-          d.rps = r.number();
-          d.input_tokens = r.number();
-          d.output_tokens = r.number();
-        }
-        return rates;
-      });
+      m.demonstrated = read_by_name<History<DemonstratedRate>>(r, [&] { return read_rates(r); });
       r.key("forecast");
     } else if (after_correction != "forecast") {
       throw MsgpackMismatch();
@@ -850,11 +858,17 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     m.recent_capacity = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
     r.key("recent_demand");
     m.recent_demand = read_pairs<DemandHistory>(r);
-    r.key("split");
+    const std::string_view after_demand = r.string();
+    if (after_demand == "refuted") {
+      m.refuted = read_by_name<History<DemonstratedRate>>(r, [&] { return read_rates(r); });
+      r.key("split");
+    } else if (after_demand != "split") {
+      throw MsgpackMismatch();
+    }
     m.split = read_split(r);
     r.key("starting_since");
     m.starting_since = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
-    if (members == (m.demonstrated.empty() ? 9u : 10u)) {
+    if (members == 9u + !m.demonstrated.empty() + !m.refuted.empty()) {
       r.key("surges");
       const std::size_t n = r.array();
       for (std::size_t i = 0; i < n; ++i) {

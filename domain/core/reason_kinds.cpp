@@ -41,6 +41,9 @@ std::string render_hybrid(const Reason& r) {
     text += " (as served now within the SLO, above the learned model's)";
   } else if (b == "demonstrated") {
     text += " (as served within the SLO in the last half hour at this request shape, above the learned model's)";
+  } else if (b == "refuted") {
+    text += " (as the replicas missed the SLO by their means at this rate and request shape in the last half hour, "
+            "below the learned model's)";
   } else if (b == "measured") {
     text += fill(r, " (the learned model's x {correction}: measured latency missed the SLO at more)");
   }

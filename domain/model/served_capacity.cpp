@@ -78,4 +78,27 @@ std::optional<double> demonstrated_rps(const VariantState& variant, const SloTar
   return rate / pods;
 }
 
+std::optional<double> refuted_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
+                                  double warm_up_s) {
+  double rate = 0, itl = 0, running = 0, littles = 0;
+  int pods = 0;
+  for (const PodMetrics* p : ready_pods(variant)) {
+    if (!(p->sample_age_s <= max_sample_age_s)) return std::nullopt;
+    if (p->seconds_since_start < warm_up_s) continue;
+    if (!std::isfinite(p->arrival_rate_rps)) return std::nullopt;
+    if (!(p->arrival_rate_rps > 0)) continue;
+    if (!(p->queue_length <= 1)) return std::nullopt;
+    const double in_batch_s = (p->avg_ttft_ms + p->avg_output_tokens * p->avg_itl_ms) / 1000;
+    if (!std::isfinite(in_batch_s) || !std::isfinite(p->running)) return std::nullopt;
+    rate += p->arrival_rate_rps;
+    itl += p->arrival_rate_rps * p->avg_itl_ms;
+    running += p->running;
+    littles += p->arrival_rate_rps * in_batch_s;
+    ++pods;
+  }
+  if (pods == 0 || running > kSteadyBatchSpread * littles) return std::nullopt;
+  if (!(slo.itl_ms > 0 && itl / rate > slo.itl_ms)) return std::nullopt;
+  return rate / pods;
+}
+
 }  // namespace capstan

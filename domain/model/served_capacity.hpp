@@ -50,11 +50,27 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
 std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
                                        double warm_up_s, double tail_probability);
 
+// The rate per replica at which a variant's replicas missed the SLO by their own means
+// this window with nothing waiting: the warm pods sent requests hold no queue (at most
+// one waiting request each) and their mean ITL, pooled by arrivals, is over its target.
+// Not the TTFT: in the window a backlog drains, its requests' TTFT is the queue's (on
+// `burst` a mean of 65 s at 3.7 req/s per replica, whose capacity is about 7.9). A queue model that puts the variant's capacity above that rate is
+// contradicted at this request shape (latency grows with load), whatever it was fitted
+// to: on the Azure code trace an A100 fitted at 1.1-1.2 req/s missed the 100 ms ITL
+// target at 0.15 req/s per replica, and was bought to its maximum twice. Only a window
+// whose batch is what its rate explains counts (running at most kSteadyBatchSpread x
+// what Little's law gives for the window's rate): a burst late in a window fills the
+// batch at more than the window's average rate. Nothing when any sample is stale or
+// not finite, or no warm pod was sent requests.
+std::optional<double> refuted_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
+                                  double warm_up_s);
+
+inline constexpr double kSteadyBatchSpread = 1.25;
 inline constexpr double kDemonstratedItlShare = 0.8;
 inline constexpr double kSteadyBatchShare = 0.75;
 
-// A per-replica rate a variant's replicas served within the SLO, when, and at what
-// request shape.
+// A per-replica rate a variant's replicas served within the SLO (or, as hybrid's
+// `refuted`, missed it at), when, and at what request shape.
 struct DemonstratedRate {
   double at_s = 0;
   double rps = 0;

@@ -59,6 +59,10 @@ struct HybridMemory {
   // Per variant, the rates its replicas demonstrably served within the SLO in the last
   // half hour, oldest first: a floor under the learned capacity at that request shape.
   std::map<std::string, History<DemonstratedRate>> demonstrated;
+  // Per variant, the rates at which its replicas missed the SLO by their means with
+  // nothing waiting in the last half hour, oldest first: a ceiling over the learned
+  // capacity at that request shape (served_capacity.hpp's refuted_rps).
+  std::map<std::string, History<DemonstratedRate>> refuted;
   SplitSizingState split;  // when the model is split into prefill and decode variants
 };
 

@@ -179,3 +179,34 @@ TEST_CASE("A ready replica the router has not sent anything yet neither counts n
   CHECK_FALSE(served(variant({pod(3, 250, 39), draining})));
   CHECK_FALSE(served(variant({idle})));
 }
+
+TEST_CASE("Replicas whose pooled means miss a target with nothing waiting refute any capacity above their rate") {
+  // One pod at 0.2 req/s with a 135 ms mean ITL against 100 (the code trace's A100).
+  const auto one = refuted_rps(variant({steady(0.2, 900, 135)}), kSlo, 60, 120);
+  REQUIRE(one);
+  CHECK(*one == Approx(0.2));
+  // Pooled by arrivals: 95 ms at 3 req/s and 110 at 1 make 98.75, within the target.
+  CHECK_FALSE(refuted_rps(variant({steady(3, 500, 95), steady(1, 500, 110)}), kSlo, 60, 120));
+  // 95 at 1 and 110 at 3 make 106.25: missed at 2 req/s per replica.
+  const auto pooled = refuted_rps(variant({steady(1, 500, 95), steady(3, 500, 110)}), kSlo, 60, 120);
+  REQUIRE(pooled);
+  CHECK(*pooled == Approx(2));
+  // Not the mean TTFT: in the window a backlog drains, it is the queue's.
+  CHECK_FALSE(refuted_rps(variant({steady(1, 60000, 50)}), kSlo, 60, 120));
+}
+
+TEST_CASE("Refuted: a queue, a batch beyond the window's rate, stale samples or no traffic refute nothing") {
+  CHECK_FALSE(refuted_rps(variant({steady(1, 500, 150, 5)}), kSlo, 60, 120));  // the backlog's, not the rate's
+  // A burst late in the window: the batch holds twice what the window's rate explains.
+  PodMetrics burst = steady(1, 500, 150);
+  burst.running *= 2;
+  CHECK_FALSE(refuted_rps(variant({burst}), kSlo, 60, 120));
+  PodMetrics stale = steady(1, 500, 150);
+  stale.sample_age_s = 600;
+  CHECK_FALSE(refuted_rps(variant({stale}), kSlo, 60, 120));
+  CHECK_FALSE(refuted_rps(variant({steady(0, 0, 0)}), kSlo, 60, 120));
+  // A replica still warming up is not evidence.
+  PodMetrics young = steady(1, 500, 150);
+  young.seconds_since_start = 30;
+  CHECK_FALSE(refuted_rps(variant({young}), kSlo, 60, 120));
+}

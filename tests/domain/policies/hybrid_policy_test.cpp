@@ -542,3 +542,67 @@ TEST_CASE("hybrid's state keeps the rates its replicas served and a restored pol
   CHECK_THAT(restored.error().message,
              Catch::Contains("demonstrated.cheap[0] must be [at_s, rps, input_tokens, output_tokens]"));
 }
+
+TEST_CASE("hybrid caps a variant's capacity at a rate its replicas missed the SLO at, at that request shape, for half an hour") {
+  HybridPolicy p(config());
+  const Fleet f{3, 0, 0};
+  warm_up(p, f, 6);
+  const double learned = capacity_of(p.tick(tick_at(300, f, 6))[0]);
+  // The pods miss the 40 ms ITL target by their mean at half the learned figure per
+  // replica, with nothing waiting: the model is contradicted at this shape.
+  const double missed = 0.5 * learned;
+  const auto d = p.tick(served_at(330, f, missed, 45));
+  INFO(d[0].reason.text);
+  CHECK(capacity_of(d[0]) == Approx(missed));
+  CHECK_THAT(d[0].reason.text, Catch::Contains("as the replicas missed the SLO by their means at this rate"));
+  // Remembered: at the next tick, back within the target at a light load, the cap holds.
+  CHECK(capacity_of(p.tick(tick_at(360, f, 3))[0]) == Approx(missed));
+  // Not at another request shape.
+  CHECK(capacity_of(p.tick(served_at(390, f, 1, 20, 3000))[0]) > missed);
+  // Forgotten half an hour later.
+  for (int t = 14; t <= 75; ++t) p.tick(tick_at(30.0 * t, f, 3));
+  CHECK(capacity_of(p.tick(tick_at(2310, f, 3))[0]) > missed);
+
+  // The refutation is kept in the state, written by both codecs alike, and read back.
+  HybridPolicy a(config());
+  warm_up(a, f, 6);
+  a.tick(served_at(300, f, missed, 45));
+  const nlohmann::json saved = a.save_state();
+  REQUIRE(saved.at("models").at(0).at("policy").contains("refuted"));
+  const std::vector<std::uint8_t> bytes = a.save_state_msgpack();
+  CHECK(bytes == nlohmann::json::to_msgpack(saved));
+  HybridPolicy b(config());
+  REQUIRE(b.restore_state_msgpack(bytes).ok());
+  CHECK(b.save_state() == saved);
+  for (int t = 11; t < 16; ++t) {
+    const TickInput in = tick_at(30.0 * t, f, 3 + t % 3);
+    CHECK(a.tick(in) == b.tick(in));
+  }
+  nlohmann::json broken = saved;
+  broken["models"][0]["policy"]["refuted"]["cheap"][0] = {1, 2};
+  HybridPolicy c(config());
+  auto restored = c.restore_state(broken);
+  REQUIRE_FALSE(restored.ok());
+  CHECK_THAT(restored.error().message, Catch::Contains("refuted.cheap[0] must be [at_s, rps, input_tokens, output_tokens]"));
+}
+
+TEST_CASE("hybrid's state with surges, demonstrated and refuted rates at once is written alike by both codecs and read back") {
+  PolicyConfig c = config();
+  c.scale_down_cooldown_s = 300;
+  HybridPolicy a(c);
+  const Fleet f{4, 0, 0};
+  for (int t = 0; t < 60; ++t) a.tick(tick_at(30.0 * t, f, bursty_rps(t)));
+  a.tick(served_at(1800, f, 1, 45));  // missed at 1 req/s per replica
+  a.tick(served_at(1830, f, 2, 10));  // served well within at 2
+  const nlohmann::json saved = a.save_state();
+  const nlohmann::json& memory = saved.at("models").at(0).at("policy");
+  REQUIRE(memory.contains("surges"));
+  REQUIRE(memory.contains("demonstrated"));
+  REQUIRE(memory.contains("refuted"));
+  const std::vector<std::uint8_t> bytes = a.save_state_msgpack();
+  CHECK(bytes == nlohmann::json::to_msgpack(saved));
+  HybridPolicy b(c);
+  REQUIRE(b.restore_state_msgpack(bytes).ok());
+  CHECK(b.save_state() == saved);
+  CHECK(b.save_state_msgpack() == bytes);
+}
