@@ -241,9 +241,9 @@ std::optional<double> pooled_within_slo_rps(const VariantState& v, const SloTarg
 // fresh start (`cold-fleet`: a fit of 0.14-0.5 req/s per replica while 11-24 replicas
 // served 0.5-1 each within the SLO took the fleet to its maximum of 40).
 // Where the means, pooled over the pods, are within target but the requests' ITL tail
-// misses (or one pod's mean does), the pods need more replicas, but by their own measure, not by the
-// model's: the scale-up is capped at the ready replicas times the release margin and
-// the demand's growth over what arrives now (`cold-fleet`: a fit made afresh one tick
+// misses (or one pod's mean does), the pods need more replicas, but by their own
+// measure, not by the model's: the scale-up is capped at the ready replicas times the
+// release margin and the demand's growth over what arrives now (`cold-fleet`: a fit made afresh one tick
 // before put an H100 at 0.35 req/s while ten served 1.23 each with 6.4 % of requests
 // over the ITL target, and bought 10 -> 36 for an oracle's 10).
 void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const ModelTickInput& m,
@@ -345,7 +345,7 @@ bool slo_missed_now(const ModelTickInput& m, const ModelObservation& seen, const
 }
 
 // The rates remembered at a request shape near `shape` (kDemonstrated*Shape): the
-// highest and the lowest, or nothing when none is near.
+// highest and the lowest (0 and infinity when none is near).
 struct RatesNear {
   double highest = 0;
   double lowest = std::numeric_limits<double>::infinity();
