@@ -16,7 +16,7 @@
 #include "domain/model/itl_tail.hpp"
 #include "domain/model/queue_model.hpp"
 #include "sim/fleet_config.hpp"
-#include "sim/simulation.hpp"
+#include "sim/itl_spread_probe.hpp"
 #include "sim/sustainable_rate.hpp"
 #include "sim/synthetic_trace.hpp"
 
@@ -55,34 +55,16 @@ int main(int argc, char** argv) {
               "capacity", "/ truth");
   for (const double share : {0.15, 0.25, 0.4, 0.55, 0.75, 0.9}) {
     const double rate = share * truth;
-    Simulation sim(one, std::make_unique<SyntheticTrace>(poisson_rate(rate), 1800, lengths, 3), 3, slo);
-    std::vector<std::vector<ItlTailPoint>> windows;
-    double load = 0;
-    int n = 0;
-    for (double t = 30; t <= 1800; t += 30) {
-      sim.advance_to(t);
-      const Observation obs = sim.observe();
-      if (t <= 300) continue;  // warm-up
-      capstan::VariantState v;
-      v.current_replicas = 1;
-      v.pods = obs.variants[0].pods;
-      const auto served = served_request_itl(v, 60, 120);
-      if (!served) continue;
-      const auto m = qa->analyze(served->rate_per_replica_rps);
-      if (!m) continue;
-      load += m->itl_ms - d1;
-      ++n;
-      windows.push_back(itl_tail_points(served->requests, d1, m->itl_ms));
-    }
-    const auto spread = fit_itl_spread(windows);
-    if (!spread || n == 0) {
+    const ItlSpreadProbe probe = probe_itl_spread(one, rate, lengths, slo, *qa);
+    const auto spread = fit_itl_spread(probe.windows);
+    if (!spread) {
       std::printf("%8.2f %12s %9s %7s %14s %12s %9s\n", rate, "-", "no fit", "-", "-", "-", "-");
       continue;
     }
     const double sized_ms = itl_sizing_target_ms(*spread, slo.itl_ms, d1, p);
     const auto sized = qa->size(SloTargets{slo.ttft_ms, sized_ms});
     const double capacity = sized ? sized->at_lambda_star.throughput_rps : 0;
-    std::printf("%8.2f %12.1f %9.3f %7.3f %14.1f %12.2f %9.2f\n", rate, load / n, spread->location, spread->scale,
+    std::printf("%8.2f %12.1f %9.3f %7.3f %14.1f %12.2f %9.2f\n", rate, probe.mean_load_part_ms, spread->location, spread->scale,
                 sized_ms, capacity, capacity / truth);
   }
   return 0;

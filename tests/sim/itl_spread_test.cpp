@@ -7,9 +7,8 @@
 #include "domain/model/itl_tail.hpp"
 #include "domain/model/queue_model.hpp"
 #include "sim/fleet_config.hpp"
-#include "sim/simulation.hpp"
+#include "sim/itl_spread_probe.hpp"
 #include "sim/sustainable_rate.hpp"
-#include "sim/synthetic_trace.hpp"
 
 namespace capstan::sim {
 
@@ -32,21 +31,7 @@ TEST_CASE("the ITL spread measured on a simulated replica sizes it near the rate
   REQUIRE(qa.ok());
   const double d1 = qa->decode_time_ms(1);
 
-  Simulation sim(one, std::make_unique<SyntheticTrace>(poisson_rate(6), 1800, lengths, 3), 3, slo);
-  std::vector<std::vector<ItlTailPoint>> windows;
-  for (double t = 30; t <= 1800; t += 30) {
-    sim.advance_to(t);
-    const Observation obs = sim.observe();
-    if (t <= 300) continue;  // warm-up
-    capstan::VariantState v;
-    v.current_replicas = 1;
-    v.pods = obs.variants[0].pods;
-    auto served = served_request_itl(v, 60, 120);
-    if (!served) continue;
-    auto m = qa->analyze(served->rate_per_replica_rps);
-    REQUIRE(m.ok());
-    windows.push_back(itl_tail_points(served->requests, d1, m->itl_ms));
-  }
+  const std::vector<std::vector<ItlTailPoint>> windows = probe_itl_spread(one, 6, lengths, slo, *qa).windows;
   const auto spread = fit_itl_spread(windows);
   REQUIRE(spread);
   const double sized_ms = itl_sizing_target_ms(*spread, slo.itl_ms, d1, 0.01);
