@@ -115,9 +115,9 @@ double QueueAnalyzer::decode_time_ms(double batch) const {
 QueueMetrics QueueAnalyzer::solved(double lambda) const {
   const auto bits = std::bit_cast<std::uint64_t>(lambda);
   for (std::size_t i = 0; i < solved_count_; ++i)
-    if (solved_[i].lambda_bits == bits) return solved_[i].metrics;
+    if (solved_[i].solved.lambda_bits == bits) return solved_[i].solved.metrics;
   const QueueMetrics m = solve(lambda);
-  if (solved_count_ < kMemo) solved_[solved_count_++] = {bits, m};  // full: solved each time asked
+  if (solved_count_ < kMemo) solved_[solved_count_++].solved = {bits, m};  // full: solved each time asked
   return m;
 }
 

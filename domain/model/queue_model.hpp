@@ -129,7 +129,13 @@ class QueueAnalyzer {
   // analyzer, not on the heap: a heap block per analyzer raised the 10,000-variant
   // bench's peak RSS by about 30 MiB (daemon_bench 40 10000x1, three runs each).
   static constexpr std::size_t kMemo = 32;  // a plan asks about 25
-  mutable std::array<Solved, kMemo> solved_;
+  // A slot is left unmade until a solve fills it: zeroing all 32 when an analyzer was
+  // made cost more than making it (most analyzers solve once).
+  union Slot {
+    Slot() {}  // NOLINT(modernize-use-equals-default): = default would zero the metrics
+    Solved solved;
+  };
+  mutable std::array<Slot, kMemo> solved_;
   mutable std::size_t solved_count_ = 0;
   // 1 / mu(n) for n = 1..N, in ms (inv_mu()): here up to kInlineStates (the default max
   // batch), on the heap beyond. A 2 KiB heap block per analyzer was the largest
