@@ -1,6 +1,9 @@
 #include "domain/model/ekf_tuner.hpp"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <optional>
 
 #include <Eigen/Dense>
 
@@ -46,28 +49,56 @@ std::optional<Error> positive_finite(double v, const char* name) {
   return std::nullopt;
 }
 
+Result<std::array<double, 2>> predict_with(const QueueAnalyzer& qa, const TunerObservation& obs) {
+  auto m = qa.analyze(obs.arrival_rate_rps);
+  if (!m) return m.error();
+  return std::array<double, 2>{m->ttft_without_decode_ms(), m->itl_ms};
+}
+
+// The parameters an update starts from, and what they predict for the observation.
+struct Prior {
+  ServiceParams params;
+  Result<std::array<double, 2>> predicted;
+  bool projected = false;  // moved along their ray (project_onto_rate)
+};
+
 // All three parameters scale time linearly, so s x serves 1/s times as fast. When the
 // observed rate is beyond what x can carry (typically a bootstrap taken under load,
 // where ITL overstates alpha), move x along that ray to the point whose predicted ITL at
-// the observed rate matches the observation, staying inside the stable range. Returns
-// nothing when x already carries the rate.
-std::optional<ServiceParams> project_onto_rate(const ServiceParams& p, const TunerObservation& obs,
-                                               int ratio) {
+// the observed rate matches the observation, staying inside the stable range. The
+// prediction at the parameters chosen is one the search made (its last, or an end of
+// the bracket), kept rather than solved again, as is the prediction at x when x already
+// carries the rate: one analyzer and one chain solve fewer per update.
+Prior project_onto_rate(const ServiceParams& p, const TunerObservation& obs, int ratio) {
   auto qa = QueueAnalyzer::create(p, {obs.max_batch_size, obs.max_batch_size * ratio},
                                   {obs.input_tokens, obs.output_tokens});
-  if (!qa || obs.arrival_rate_rps < qa->max_rate_rps()) return std::nullopt;
+  if (!qa) return {p, qa.error()};
+  if (obs.arrival_rate_rps < qa->max_rate_rps()) return {p, predict_with(*qa, obs)};
   const double s_hi = qa->max_rate_rps() / obs.arrival_rate_rps * (1 - 1e-3);
+  const auto along = [&](double s) { return ServiceParams{p.alpha_ms * s, p.beta_ms * s, p.gamma_ms * s}; };
+  struct Tried {
+    double s;
+    Result<std::array<double, 2>> predicted;
+  };
+  std::optional<Tried> last;
   auto itl_at = [&](double s) {
-    auto m = predict_observation({p.alpha_ms * s, p.beta_ms * s, p.gamma_ms * s}, obs, ratio);
-    return m ? (*m)[1] : NAN;
+    last.emplace(Tried{s, predict_observation(along(s), obs, ratio)});
+    return last->predicted ? (*last->predicted)[1] : NAN;
   };
   const double s_lo = s_hi * 1e-3;
-  const double f_lo = itl_at(s_lo), f_hi = itl_at(s_hi);
+  const double f_lo = itl_at(s_lo);
+  const Tried at_lo = *last;
+  const double f_hi = itl_at(s_hi);
+  const Tried at_hi = *last;
   double s = s_hi;
   if (std::isfinite(f_lo) && std::isfinite(f_hi) && f_lo < obs.itl_ms && obs.itl_ms < f_hi) {
     s = brent_root(itl_at, s_lo, s_hi, f_lo, f_hi, obs.itl_ms, 1e-6).x;
   }
-  return ServiceParams{p.alpha_ms * s, p.beta_ms * s, p.gamma_ms * s};
+  const auto bits = std::bit_cast<std::uint64_t>(s);
+  for (const Tried* t : {static_cast<const Tried*>(&*last), &at_hi, &at_lo}) {
+    if (std::bit_cast<std::uint64_t>(t->s) == bits) return {along(s), t->predicted, true};
+  }
+  return {along(s), predict_observation(along(s), obs, ratio), true};
 }
 
 // A rejected update keeps the previous parameters and covariance (WVA's stash/unstash)
@@ -133,9 +164,7 @@ Result<std::array<double, 2>> predict_observation(const ServiceParams& params,
   auto qa = QueueAnalyzer::create(params, {obs.max_batch_size, obs.max_batch_size * ratio},
                                   {obs.input_tokens, obs.output_tokens});
   if (!qa) return qa.error();
-  auto m = qa->analyze(obs.arrival_rate_rps);
-  if (!m) return m.error();
-  return std::array<double, 2>{m->ttft_without_decode_ms(), m->itl_ms};
+  return predict_with(*qa, obs);
 }
 
 Result<TunerStep> tune_step(const TunerState& state, const TunerObservation& obs,
@@ -147,8 +176,9 @@ Result<TunerStep> tune_step(const TunerState& state, const TunerObservation& obs
   // errors are multiplicative, so in log space the proportional process noise
   // diag((c x)^2) becomes the constant diag(c^2) and no update can turn a parameter
   // negative. The stored covariance is the log-space one (relative errors).
-  if (auto projected = project_onto_rate(out.state.params, obs, c.queue_to_batch_ratio)) {
-    out.state.params = *projected;
+  const Prior prior = project_onto_rate(out.state.params, obs, c.queue_to_batch_ratio);
+  if (prior.projected) {
+    out.state.params = prior.params;
     out.reason = "parameters rescaled so the model carries the observed rate; ";
   }
   const Vec3 x = to_vec(out.state.params);
@@ -161,7 +191,7 @@ Result<TunerStep> tune_step(const TunerState& state, const TunerObservation& obs
                   " consecutive rejections; ";
   }
 
-  auto h = predict_observation(out.state.params, obs, c.queue_to_batch_ratio);
+  const Result<std::array<double, 2>>& h = prior.predicted;
   if (!h) {
     out.reason += "model cannot evaluate the observation at the current parameters: " + h.error().message;
     return reject(out, state);

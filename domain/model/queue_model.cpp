@@ -16,6 +16,7 @@ constexpr double kEndTolerance = 1e-6;       // WVA: a bracket end this close to
 constexpr double kSearchTolerance = 1e-9;    // tighter than WVA's 1e-6 so we land nearer the true root
 constexpr double kRescaleAbove = 1e250;      // keep the unnormalised chain finite
 constexpr double kRescaleBy = 1e-250;
+constexpr int kFillStates = 32;              // 1/mu(n) entries filled at a time (inv_mu_up_to)
 
 bool within_tolerance(double y, double target, double tol) {
   if (y == target) return true;
@@ -67,29 +68,37 @@ QueueAnalyzer::QueueAnalyzer(Made, const ServiceParams& p, const QueueConfig& c,
   per_batch_ms_ = params_.beta_ms * compute_tokens + params_.gamma_ms * memory_tokens;
   prefill_extra_ms_ = (params_.beta_ms + params_.gamma_ms) * i;
   decode_extra_ms_ = params_.gamma_ms * (i + o / 2);
-  const auto n_max = static_cast<std::size_t>(config_.max_batch_size);
-  double* inv_mu = inv_mu_inline_.data();
-  if (n_max > kInlineStates) {
-    inv_mu_heap_.resize(n_max);
-    inv_mu = inv_mu_heap_.data();
-  } else {
-    std::fill(inv_mu_inline_.begin() + static_cast<std::ptrdiff_t>(n_max), inv_mu_inline_.end(), 0.0);
+  if (config_.max_batch_size > static_cast<int>(kInlineStates)) {
+    inv_mu_heap_.resize(static_cast<std::size_t>(config_.max_batch_size));
   }
-  // prefill_time_ms(n) + o decode_time_ms(n) over n, from locals: read through `this`
-  // beside the writes to the inline array, the loop was neither hoisted nor vectorised.
-  const double alpha = params_.alpha_ms, beta = params_.beta_ms, per_batch = per_batch_ms_;
-  const double prefill_extra = prefill_extra_ms_, decode_extra = decode_extra_ms_;
-  const bool prefills = size_.input_tokens != 0;
-  const int states = config_.max_batch_size;
-  for (int n = 1; n <= states; ++n) {
-    const double batch = n;
-    const double iteration_ms = alpha + batch * per_batch;
-    const double prefill_ms = prefills ? iteration_ms + prefill_extra : 0.0;
-    const double decode_ms = iteration_ms + beta + decode_extra;
-    inv_mu[n - 1] = (prefill_ms + o * decode_ms) / batch;
-  }
-  lambda_min_ = kRateEpsilon / inv_mu[0];
-  lambda_max_ = (1 - kRateEpsilon) / inv_mu[n_max - 1];
+  inv_mu_last_ = inv_mu_of(terms(), config_.max_batch_size);
+  lambda_min_ = kRateEpsilon / inv_mu_of(terms(), 1);
+  lambda_max_ = (1 - kRateEpsilon) / inv_mu_last_;
+}
+
+QueueAnalyzer::Terms QueueAnalyzer::terms() const {
+  return {params_.alpha_ms, params_.beta_ms,  per_batch_ms_,          prefill_extra_ms_,
+          decode_extra_ms_, size_.output_tokens, size_.input_tokens != 0};
+}
+
+double QueueAnalyzer::inv_mu_of(const Terms& t, int n) {
+  // prefill_time_ms(n) + o decode_time_ms(n) over n.
+  const double batch = n;
+  const double iteration_ms = t.alpha + batch * t.per_batch;
+  const double prefill_ms = t.prefills ? iteration_ms + t.prefill_extra : 0.0;
+  const double decode_ms = iteration_ms + t.beta + t.decode_extra;
+  return (prefill_ms + t.output_tokens * decode_ms) / batch;
+}
+
+const double* QueueAnalyzer::inv_mu_up_to(int n) const {
+  double* inv_mu = this->inv_mu();
+  if (n <= inv_mu_filled_) return inv_mu;
+  // From a local copy of the terms: read through `this` beside the writes to the inline
+  // array, the loop was neither hoisted nor vectorised.
+  const Terms t = terms();
+  for (int k = inv_mu_filled_ + 1; k <= n; ++k) inv_mu[k - 1] = inv_mu_of(t, k);
+  inv_mu_filled_ = n;
+  return inv_mu;
 }
 
 double QueueAnalyzer::iteration_time_ms(double batch) const { return params_.alpha_ms + batch * per_batch_ms_; }
@@ -106,9 +115,9 @@ double QueueAnalyzer::decode_time_ms(double batch) const {
 QueueMetrics QueueAnalyzer::solved(double lambda) const {
   const auto bits = std::bit_cast<std::uint64_t>(lambda);
   for (std::size_t i = 0; i < solved_count_; ++i)
-    if (solved_[i].lambda_bits == bits) return solved_[i].metrics;
+    if (solved_[i].solved.lambda_bits == bits) return solved_[i].solved.metrics;
   const QueueMetrics m = solve(lambda);
-  if (solved_count_ < kMemo) solved_[solved_count_++] = {bits, m};  // full: solved each time asked
+  if (solved_count_ < kMemo) solved_[solved_count_++].solved = {bits, m};  // full: solved each time asked
   return m;
 }
 
@@ -120,23 +129,28 @@ QueueMetrics QueueAnalyzer::solve(double lambda) const {
   const int k_max = n_max + config_.max_queue_size;
   double p = 1, mass = 1, moment = 0, mass_served = 1, moment_served = 0;
   int k = 1;
-  const double* inv_mu = this->inv_mu();
-  for (; k <= n_max; ++k) {
-    const double ratio = lambda * inv_mu[k - 1];
-    p *= ratio;
-    mass += p;
-    moment += k * p;
-    if (p > kRescaleAbove) {
-      p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
+  bool cut = false;
+  while (k <= n_max && !cut) {
+    // The table as far as the next kFillStates states, filled as the chain reaches them.
+    const int fill_end = std::min(n_max, std::max(inv_mu_filled_, k + kFillStates - 1));
+    const double* inv_mu = inv_mu_up_to(fill_end);
+    for (; k <= fill_end; ++k) {
+      const double ratio = lambda * inv_mu[k - 1];
+      p *= ratio;
+      mass += p;
+      moment += k * p;
+      if (p > kRescaleAbove) {
+        p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
+      }
+      // The ratio falls with k (mu grows with the batch), so once it is below 1 the
+      // remaining terms only shrink: stop when they cannot move a sum by 1e-18.
+      if (ratio < 1 && p < mass * 1e-18) { p = 0; cut = true; break; }
     }
-    // The ratio falls with k (mu grows with the batch), so once it is below 1 the
-    // remaining terms only shrink: stop when they cannot move a sum by 1e-18.
-    if (ratio < 1 && p < mass * 1e-18) { p = 0; break; }
   }
   mass_served = mass;
   moment_served = moment;
   if (k > n_max) {
-    const double ratio = lambda * inv_mu[n_max - 1];
+    const double ratio = lambda * inv_mu_last_;
     for (; k <= k_max; ++k) {
       p *= ratio;
       mass += p;

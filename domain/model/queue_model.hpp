@@ -97,10 +97,23 @@ class QueueAnalyzer {
     QueueMetrics metrics;
   };
 
+  // The per-request times' terms 1 / mu(n) is made of, copied out of the analyzer.
+  struct Terms {
+    double alpha, beta, per_batch, prefill_extra, decode_extra, output_tokens;
+    bool prefills;
+  };
+  Terms terms() const;
+  // 1 / mu(n) in ms for batch n: the table's entries and the chain's ends alike.
+  static double inv_mu_of(const Terms& t, int n);
+  // inv_mu() filled up to state `n` (1-based): a solve at light load stops long before
+  // the largest batch, and most analyzers are made for one solve (the tuner's), so the
+  // table is filled as solves reach its states, not all of it when the analyzer is made.
+  const double* inv_mu_up_to(int n) const;
+
   ServiceParams params_;
   QueueConfig config_;
   RequestSize size_;
-  const double* inv_mu() const {
+  double* inv_mu() const {
     return inv_mu_heap_.empty() ? inv_mu_inline_.data() : inv_mu_heap_.data();
   }
   // The per-request times' terms that do not depend on the batch, for
@@ -110,19 +123,28 @@ class QueueAnalyzer {
   double decode_extra_ms_ = 0;   // a decode step's gamma term beyond an iteration and beta
   double lambda_min_ = 0;       // per ms
   double lambda_max_ = 0;       // per ms
+  double inv_mu_last_ = 0;      // 1 / mu(N), the rate of every queued state
   // The chains solved so far (solved()), the first kMemo of them; a cache, not state: an
   // analyzer is made and used by one caller, never shared between threads. Held in the
   // analyzer, not on the heap: a heap block per analyzer raised the 10,000-variant
   // bench's peak RSS by about 30 MiB (daemon_bench 40 10000x1, three runs each).
   static constexpr std::size_t kMemo = 32;  // a plan asks about 25
-  mutable std::array<Solved, kMemo> solved_;
+  // A slot is left unmade until a solve fills it: zeroing all 32 when an analyzer was
+  // made cost more than making it (most analyzers solve once).
+  union Slot {
+    Slot() {}  // NOLINT(modernize-use-equals-default): = default would zero the metrics
+    Solved solved;
+  };
+  mutable std::array<Slot, kMemo> solved_;
   mutable std::size_t solved_count_ = 0;
   // 1 / mu(n) for n = 1..N, in ms (inv_mu()): here up to kInlineStates (the default max
   // batch), on the heap beyond. A 2 KiB heap block per analyzer was the largest
-  // allocation of a hybrid tick, which makes about seven analyzers per model.
+  // allocation of a hybrid tick, which makes about seven analyzers per model. Filled
+  // for n <= inv_mu_filled_ (inv_mu_up_to), a cache of inv_mu_of like solved_.
   static constexpr std::size_t kInlineStates = 256;
-  std::array<double, kInlineStates> inv_mu_inline_;
-  std::vector<double> inv_mu_heap_;
+  mutable std::array<double, kInlineStates> inv_mu_inline_;
+  mutable std::vector<double> inv_mu_heap_;
+  mutable int inv_mu_filled_ = 0;
 };
 
 }  // namespace capstan

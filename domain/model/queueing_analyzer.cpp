@@ -45,10 +45,15 @@ void size_variant(const VariantInput& in, const SloTargets& slo, VariantAnalysis
 }  // namespace
 
 VariantTuning tune_variant(const VariantInput& in, const TunerConfig& config) {
-  VariantTuning out{in.tuner, {"none", false, 0, ""}};
-  const VariantWorkload w = aggregate_for_tuning(in.pods, config.transient_delay_s);
+  return tune_variant(in.pods, in.spec.max_batch_size, in.tuner, config);
+}
+
+VariantTuning tune_variant(std::span<const PodMetrics> pods, int max_batch_size, std::optional<TunerState> tuner,
+                           const TunerConfig& config) {
+  VariantTuning out{std::move(tuner), {"none", false, 0, ""}};
+  const VariantWorkload w = aggregate_for_tuning(pods, config.transient_delay_s);
   if (!w.has_traffic()) {
-    out.report.reason = w.busy_pods == 0 && aggregate(in.pods).has_traffic()
+    out.report.reason = w.busy_pods == 0 && aggregate(pods).has_traffic()
                             ? "every busy pod started less than " + fmt_num(config.transient_delay_s) + " s ago"
                             : "no traffic to learn from";
     return out;
@@ -56,7 +61,7 @@ VariantTuning tune_variant(const VariantInput& in, const TunerConfig& config) {
   // The queue model describes one replica: learn from the average busy pod's rate.
   const TunerObservation obs{w.avg_ttft_ms, w.avg_itl_ms, w.avg_input_tokens,
                              std::max(1.0, w.avg_output_tokens), w.total_arrival_rps / w.busy_pods,
-                             in.spec.max_batch_size};
+                             max_batch_size};
   if (auto err = validate(obs)) {
     out.report.reason = "observation not usable: " + err->message;
     return out;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,10 @@ struct VariantTuning {
   TunerReport report;
 };
 VariantTuning tune_variant(const VariantInput& variant, const TunerConfig& config);
+// The same step from the parts of a variant it reads, which a caller holding them need
+// not copy into a VariantInput (the pods' histograms were a tick's largest copies).
+VariantTuning tune_variant(std::span<const PodMetrics> pods, int max_batch_size, std::optional<TunerState> tuner,
+                           const TunerConfig& config);
 
 // ... and the sizing of a model whose variants were tuned this cycle: each input's
 // `tuner` is its state after this cycle's step, `reports` the steps' reports (same

@@ -59,12 +59,19 @@ std::vector<Figure> spare_figures(const SpareSummary& s, const SaturationConfig&
           {"min_non_saturated", kMinNonSaturatedForScaleDown}};
 }
 
-std::vector<ScalingRequest> hold_all(std::span<const VariantState> variants, const Reason& why) {
+// Every variant holds for the same reason, told with its own replicas: the reason is
+// made per variant, never once for the model (its text would be rendered and dropped).
+std::vector<ScalingRequest> hold_all(std::span<const VariantState> variants, ReasonCode code, const std::string& kind,
+                                     const std::vector<Figure>& why) {
   std::vector<ScalingRequest> out;
+  out.reserve(variants.size());
   for (const auto& v : variants) {
-    std::vector<Figure> figures{{"current", v.current_replicas}, {"target", v.current_replicas}};
-    figures.insert(figures.end(), why.figures().begin(), why.figures().end());
-    out.push_back(hold(v.spec.name, v.current_replicas, make_reason(why.code, why.kind(), std::move(figures))));
+    std::vector<Figure> figures;
+    figures.reserve(2 + why.size());
+    figures.emplace_back("current", v.current_replicas);
+    figures.emplace_back("target", v.current_replicas);
+    figures.insert(figures.end(), why.begin(), why.end());
+    out.push_back(hold(v.spec.name, v.current_replicas, make_reason(code, kind, std::move(figures))));
   }
   return out;
 }
@@ -74,10 +81,10 @@ std::vector<ScalingRequest> hold_all(std::span<const VariantState> variants, con
 std::vector<ScalingRequest> hold_while_transitioning(std::span<const VariantState> variants,
                                                      const VariantState& moving) {
   std::vector<ScalingRequest> out =
-      hold_all(variants, make_reason(ReasonCode::kTransitioning, "saturation.transitioning",
-                                     {{"moving", moving.spec.name},
-                                      {"moving_desired", *moving.desired_replicas},
-                                      {"moving_current", moving.current_replicas}}));
+      hold_all(variants, ReasonCode::kTransitioning, "saturation.transitioning",
+               {{"moving", moving.spec.name},
+                {"moving_desired", *moving.desired_replicas},
+                {"moving_current", moving.current_replicas}});
   for (std::size_t i = 0; i < variants.size(); ++i) {
     if (in_flight(variants[i])) out[i].target_replicas = *variants[i].desired_replicas;
   }
@@ -126,7 +133,7 @@ Result<SaturationAnalysis> analyze_saturation(std::span<const VariantState> vari
   a.avg_spare_queue = s.avg_spare_queue;
 
   if (s.replicas == 0) {
-    a.requests = hold_all(variants, make_reason(ReasonCode::kMetricsMissing, "saturation.no_metrics", {}));
+    a.requests = hold_all(variants, ReasonCode::kMetricsMissing, "saturation.no_metrics", {});
     return a;
   }
   a.scale_up_needed =
@@ -147,8 +154,8 @@ Result<SaturationAnalysis> analyze_saturation(std::span<const VariantState> vari
     if (pick == nullptr) {
       const bool any_pending = std::any_of(variants.begin(), variants.end(),
                                            [](const VariantState& v) { return v.pending_replicas > 0; });
-      a.requests = hold_all(variants, make_reason(any_pending ? ReasonCode::kPendingGuard : ReasonCode::kMaxReplicas,
-                                                  "saturation.up_blocked", spare_figures(s, config)));
+      a.requests = hold_all(variants, any_pending ? ReasonCode::kPendingGuard : ReasonCode::kMaxReplicas,
+                            "saturation.up_blocked", spare_figures(s, config));
       return a;
     }
     a.requests = apply_change(variants, *pick, pick->current_replicas + 1, ReasonCode::kScaleUp, "saturation.up",
@@ -169,7 +176,7 @@ Result<SaturationAnalysis> analyze_saturation(std::span<const VariantState> vari
 
   std::vector<Figure> figures = spare_figures(s, config);
   figures.emplace_back("scale_down_safe", a.scale_down_safe);
-  a.requests = hold_all(variants, make_reason(ReasonCode::kHold, "saturation.hold", std::move(figures)));
+  a.requests = hold_all(variants, ReasonCode::kHold, "saturation.hold", figures);
   return a;
 }
 

@@ -248,3 +248,59 @@ TEST_CASE("The default NIS gate is the chi-square 2-dof 97.5 percent quantile an
   CHECK(above->nis > gate);
   CHECK_FALSE(above->accepted);
 }
+
+// An update keeps the prediction its projection's search made at the parameters it
+// chose (and the one at the parameters it started from when they carry the rate) instead
+// of solving the chain there again: the steps must be the bits they were when every
+// prediction was solved afresh (figures from the tuner before it kept them).
+TEST_CASE("An update that keeps its search's prediction steps to the same bits as one that solves it again") {
+  const ServiceParams truth{8.0, 0.016, 0.0005};
+  const TunerConfig c;
+  auto qa = QueueAnalyzer::create(truth, {256, 2560}, {1000, 200});
+  REQUIRE(qa.ok());
+  struct Case {
+    double start_scale, rate_fraction, observed_scale;  // parameters x scale; rate x max; observation x scale
+    double alpha, beta, gamma, cov0, cov4, nis;
+    bool accepted;
+  };
+  const Case cases[] = {
+      // carries the rate: no projection
+      {1.1, 0.3, 1.0, 0x1.f854ed1ef1021p+2, 0x1.07f4e98502a41p-6, 0x1.0efff06e0643ap-11, 0x1.cc6e84a14ae0ep-6,
+       0x1.31c434ac375dp-7, 0x1.f338f85263491p-3, true},
+      // projected, the ITL bracketed: the search's last prediction
+      {2.0, 0.7, 1.0, 0x1.fffffffaae05ep+2, 0x1.0624dd2e332abp-6, 0x1.0624dd3099c8p-11, 0x1.50cb53a7225ecp-4,
+       0x1.52dd0f2720baap-6, 0x1.1fb3af7bbbc78p-54, true},
+      {2.0, 0.9, 1.05, 0x1.01b1361f553a4p+3, 0x1.0cfc9a38799b5p-6, 0x1.073adc9821effp-11, 0x1.9127f43db4dbep-4,
+       0x1.ab512475f9c6p-5, 0x1.ff639437335e8p-8, true},
+      {3.0, 0.5, 0.9, 0x1.e4be634909cf6p+2, 0x1.dbb6a71a8dbf8p-7, 0x1.f11817c53eabdp-12, 0x1.8eaead47559c2p-5,
+       0x1.7f2ce53efeecfp-7, 0x1.3525f54c29ecep-6, true},
+      {1.5, 0.99, 1.0, 0x1.ffffffffc0ef2p+2, 0x1.913bceee4ea57p-5, 0x1.0624dd2f22b3cp-11, 0x1.3ec15d5387923p-4,
+       0x1.8f33a6e92f6a6p-4, 0x1.e8ef1c31662ep-66, true},
+      // projected, the ITL above the bracket: the prediction at its upper end (rejected)
+      {2.0, 0.7, 50, 0x1p+4, 0x1.0624dd2f1a9fcp-5, 0x1.0624dd2f1a9fcp-10, 0x1.999999999999ap-4, 0x1.999999999999ap-4,
+       0x1.413d4ef4edd51p+10, false},
+      {2.0, 0.7, 0.02, 0x1.d6f424824f3fp-2, 0x1.c9df45512f20ep-12, 0x1.f122f45a1964dp-16, 0x1.98f36ee74e09dp-8,
+       0x1.c3f3eb3c4bf55p-8, 0x1.7ea030e56913ep+2, true},
+  };
+  for (const Case& k : cases) {
+    INFO("start x" << k.start_scale << ", rate x" << k.rate_fraction << ", observed x" << k.observed_scale);
+    TunerObservation o{.ttft_ms = 0, .itl_ms = 0, .input_tokens = 1000, .output_tokens = 200,
+                       .arrival_rate_rps = k.rate_fraction * qa->max_rate_rps(), .max_batch_size = 256};
+    auto h = predict_observation(truth, o, c.queue_to_batch_ratio);
+    REQUIRE(h.ok());
+    o.ttft_ms = (*h)[0] * k.observed_scale;
+    o.itl_ms = (*h)[1] * k.observed_scale;
+    TunerState s = initial_state(o, c).state;
+    s.params = {truth.alpha_ms * k.start_scale, truth.beta_ms * k.start_scale, truth.gamma_ms * k.start_scale};
+    s.covariance = {0.1, 0, 0, 0, 0.1, 0, 0, 0, 0.1};
+    auto step = tune_step(s, o, c);
+    REQUIRE(step.ok());
+    CHECK(step->accepted == k.accepted);
+    CHECK(step->state.params.alpha_ms == k.alpha);
+    CHECK(step->state.params.beta_ms == k.beta);
+    CHECK(step->state.params.gamma_ms == k.gamma);
+    CHECK(step->state.covariance[0] == k.cov0);
+    CHECK(step->state.covariance[4] == k.cov4);
+    CHECK(step->nis == k.nis);
+  }
+}

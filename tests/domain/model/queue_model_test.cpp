@@ -1,5 +1,6 @@
 #include "domain/model/queue_model.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <vector>
@@ -202,4 +203,86 @@ TEST_CASE("An analyzer asked more rates than it remembers still answers each as 
   REQUIRE(again.ok());
   REQUIRE(first.ok());
   CHECK(same_bits(*again, *first));
+}
+
+namespace {
+
+// The chain solved as the analyzer once did, with every 1/mu(n) made before the first
+// solve: the lazily filled table must give the same bits.
+QueueMetrics solved_with_whole_table(const ServiceParams& sp, const QueueConfig& c, const RequestSize& s,
+                                     double rate_rps) {
+  const double i = s.input_tokens, o = s.output_tokens;
+  const double per_batch = sp.beta_ms * ((i + o) / (o + 1)) + sp.gamma_ms * (i + o / 2);
+  const double prefill_extra = (sp.beta_ms + sp.gamma_ms) * i, decode_extra = sp.gamma_ms * (i + o / 2);
+  std::vector<double> inv_mu;
+  for (int n = 1; n <= c.max_batch_size; ++n) {
+    const double batch = n, iteration = sp.alpha_ms + batch * per_batch;
+    const double prefill = i != 0 ? iteration + prefill_extra : 0.0;
+    inv_mu.push_back((prefill + o * (iteration + sp.beta_ms + decode_extra)) / batch);
+  }
+  const double lambda = rate_rps / 1000.0;
+  const int n_max = c.max_batch_size, k_max = n_max + c.max_queue_size;
+  double p = 1, mass = 1, moment = 0;
+  int k = 1;
+  for (; k <= n_max; ++k) {
+    const double ratio = lambda * inv_mu[k - 1];
+    p *= ratio, mass += p, moment += k * p;
+    if (p > 1e250) p *= 1e-250, mass *= 1e-250, moment *= 1e-250;
+    if (ratio < 1 && p < mass * 1e-18) { p = 0; break; }
+  }
+  double mass_served = mass, moment_served = moment;
+  if (k > n_max) {
+    const double ratio = lambda * inv_mu[n_max - 1];
+    for (; k <= k_max; ++k) {
+      p *= ratio, mass += p, moment += k * p;
+      if (p > 1e250) p *= 1e-250, mass *= 1e-250, moment *= 1e-250, mass_served *= 1e-250, moment_served *= 1e-250;
+      if (ratio < 1 && p < mass * 1e-18) { p = 0; break; }
+    }
+  }
+  const double p_full = (k > k_max) ? p / mass : 0.0;
+  const double in_service = (moment_served + n_max * (mass - mass_served)) / mass;
+  QueueMetrics m;
+  m.rate_rps = lambda * 1000.0;
+  const double throughput = lambda * (1 - p_full);
+  m.throughput_rps = throughput * 1000.0;
+  m.avg_resp_ms = moment / mass / throughput;
+  const double service_ms = in_service / throughput;
+  m.avg_wait_ms = std::max(0.0, m.avg_resp_ms - service_ms);
+  m.avg_in_service = in_service;
+  m.avg_prefill_ms = i != 0 ? sp.alpha_ms + in_service * per_batch + prefill_extra : 0.0;
+  m.itl_ms = (service_ms - m.avg_prefill_ms) / o;
+  m.ttft_ms = m.avg_wait_ms + m.avg_prefill_ms + m.itl_ms;
+  m.rho = std::clamp(in_service / n_max, 0.0, 1.0);
+  return m;
+}
+
+}  // namespace
+
+// 1/mu(n) is filled as the chain reaches state n (a light load stops after a few dozen
+// states): light rates first, then heavier ones that need more of the table, then the
+// light ones again, each must be what the whole table gives.
+TEST_CASE("An analyzer that fills its service table as solves reach it solves as with the whole table") {
+  const struct {
+    ServiceParams params;
+    QueueConfig config;
+    RequestSize size;
+  } cases[] = {{{8.0, 0.016, 0.0005}, {256, 100}, {1024, 256}},
+               {{5.0, 0.05, 5e-5}, {64, 0}, {0, 1}},
+               {{22.3, 0.127, 0.00079}, {300, 300}, {512, 128}},  // beyond the inline table
+               {{5.0, 0.05, 5e-5}, {2048, 20480}, {512, 128}}};
+  for (const auto& c : cases) {
+    auto qa = QueueAnalyzer::create(c.params, c.config, c.size);
+    REQUIRE(qa.ok());
+    std::vector<double> rates;
+    for (double frac : {1e-4, 0.01, 0.2, 0.5, 0.9, 0.999, 1.0}) rates.push_back(frac * qa->max_rate_rps());
+    rates.push_back(qa->min_rate_rps());
+    for (int pass = 0; pass < 2; ++pass) {
+      for (double r : rates) {
+        INFO("batch " << c.config.max_batch_size << ", rate " << r);
+        auto m = qa->analyze(r);
+        REQUIRE(m.ok());
+        CHECK(same_bits(*m, solved_with_whole_table(c.params, c.config, c.size, r)));
+      }
+    }
+  }
 }
