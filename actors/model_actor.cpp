@@ -45,8 +45,6 @@ void finish_plan(self_ptr self, LearnGather& g) {
   // The model's events encoded here, as the store keeps them: the models encode in
   // parallel what the journal would encode alone.
   const double now_s = g.request.time.now_s;
-  storage::EncodedEvents* runs[] = {&reply.observation, &reply.learned, &reply.planned};
-  for (std::size_t i = 0; i < 3; ++i) runs[i]->reserve(s.run_bytes[i], s.run_events[i]);
   reply.observation.add(now_s, storage::ObservationRecorded{g.request.input});
   s.learned_this_tick.clear();
   for (auto& r : g.replies) {
@@ -58,10 +56,6 @@ void finish_plan(self_ptr self, LearnGather& g) {
   s.pending = std::move(planned.next);
   reply.proposal = std::move(planned.proposal);
   for (TickEvent& e : planned.events) reply.planned.add(now_s, std::move(e));
-  for (std::size_t i = 0; i < 3; ++i) {
-    s.run_bytes[i] = runs[i]->bytes();
-    s.run_events[i] = runs[i]->size();
-  }
   g.promise.deliver(std::move(reply));
 }
 

@@ -5,7 +5,6 @@
 // tick with its final decisions (`settle`), which also commits the variants' learning.
 #pragma once
 
-#include <array>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,10 +32,6 @@ struct ModelActorState {
   std::map<std::string, VariantMemory> restored;
   std::vector<std::string> learned_this_tick;  // the variants to commit at settle
   std::uint64_t plans = 0;  // plan requests taken: a gather of an earlier one is stale
-  // The sizes of the last plan's encoded runs (observation, learned, planned), reserved
-  // for the next: a model's events are about as large from tick to tick, and runs grown
-  // by doubling were regrown and copied about ten times each.
-  std::array<std::size_t, 3> run_bytes{}, run_events{};
   // A snapshot's wait for each variant. Learning has no timeout of its own: the fleet's
   // plan deadline covers it, and a plan the fleet gave up on is never settled.
   caf::duration learn_timeout = caf::duration{std::chrono::seconds(5)};

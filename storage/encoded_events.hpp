@@ -26,12 +26,6 @@ class EncodedEvents {
   // A value encoded elsewhere (a message that carried these across a process boundary).
   void add_value(double time_s, std::string_view value);
 
-  // Room for this many bytes and events in all, so that adding them does not regrow.
-  void reserve(std::size_t bytes, std::size_t events) {
-    bytes_.reserve(bytes);
-    events_.reserve(events);
-  }
-
   std::size_t size() const { return events_.size(); }
   bool empty() const { return events_.empty(); }
   std::size_t bytes() const { return bytes_.size(); }
