@@ -209,10 +209,10 @@ void snapshot_then_journal(self_ptr self, const RunPtr& run) {
   for (const auto& [key, actor] : s.models) {
     self->request(actor, seconds(s.options.timeouts.model_s), snapshot_atom::value)
         .then(
-            [self, run, left, failed](storage::Snapshot& snapshot) {
+            [self, run, left, failed](ModelSnapshot& snapshot) {
               if (*failed) return;
-              snapshot.time_s = run->time.now_s;
-              run->snapshots.push_back(std::move(snapshot));
+              const auto bytes = nlohmann::json::to_msgpack(to_message_json(snapshot));
+              run->snapshots.push_back({model_label(snapshot.model), 0, run->time.now_s, std::string(bytes.begin(), bytes.end())});
               if (--*left == 0) journal_tick(self, run);
             },
             [self, run, left, failed, key = key](caf::error& err) {

@@ -280,10 +280,6 @@ json to_message_json(const ModelSnapshot& x) {
           {"state", encode_model_state(x.state)},
           {"variants", variants}};
 }
-std::string model_snapshot_bytes(const ModelSnapshot& x) {
-  const std::vector<std::uint8_t> bytes = json::to_msgpack(to_message_json(x));
-  return std::string(bytes.begin(), bytes.end());
-}
 template <>
 Result<ModelSnapshot> from_message_json<ModelSnapshot>(const json& j) {
   return read_message<ModelSnapshot>("model snapshot", j, [](const FieldReader& r) {

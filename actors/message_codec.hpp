@@ -40,8 +40,6 @@ nlohmann::json to_message_json(const PlanRequest& x);
 nlohmann::json to_message_json(const PlanReply& x);
 nlohmann::json to_message_json(const SettleRequest& x);
 nlohmann::json to_message_json(const ModelSnapshot& x);
-// What a model's snapshot stores: the MessagePack of to_message_json (resume.cpp reads it).
-std::string model_snapshot_bytes(const ModelSnapshot& x);
 nlohmann::json to_message_json(const JournalBatch& x);
 nlohmann::json to_message_json(const JournalAck& x);
 nlohmann::json to_message_json(const ActuationRequest& x);

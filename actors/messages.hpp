@@ -88,9 +88,7 @@ struct SettleRequest {
   bool unapplied = false;  // advisory mode: they await a person (settle_unapplied)
 };
 
-// The state of one model and its variants, for a snapshot and for a restart. A model's
-// actor encodes its own (model_snapshot_bytes) and replies with the store's snapshot: the
-// models encode in parallel, and no copy of a state waits in the fleet's mailbox.
+// The state of one model and its variants, for a snapshot and for a restart.
 struct ModelSnapshot {
   std::string policy;  // whose memory `state` holds
   ModelKey model;
@@ -189,7 +187,7 @@ using variant_actor = caf::typed_actor<caf::replies_to<learn_atom, LearnRequest>
 
 using model_actor = caf::typed_actor<caf::replies_to<plan_atom, PlanRequest>::with<PlanReply>,
                                      caf::reacts_to<settle_atom, SettleRequest>,
-                                     caf::replies_to<snapshot_atom>::with<storage::Snapshot>>;
+                                     caf::replies_to<snapshot_atom>::with<ModelSnapshot>>;
 
 using collector_actor = caf::typed_actor<caf::replies_to<observe_atom, TickTime>::with<fleet::Observed>>;
 

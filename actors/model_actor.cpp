@@ -3,7 +3,6 @@
 #include <chrono>
 #include <utility>
 
-#include "actors/message_codec.hpp"
 #include "actors/variant_actor.hpp"
 
 namespace capstan::actors {
@@ -115,20 +114,17 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
         for (const std::string& name : s.learned_this_tick) self->send(s.variants.at(name), commit_atom::value);
         s.learned_this_tick.clear();
       },
-      [self](snapshot_atom) -> caf::result<storage::Snapshot> {
+      [self](snapshot_atom) -> caf::result<ModelSnapshot> {
         auto& s = self->state;
-        auto promise = self->make_response_promise<storage::Snapshot>();
+        auto promise = self->make_response_promise<ModelSnapshot>();
         auto snapshot = std::make_shared<ModelSnapshot>();
         snapshot->policy = s.policy->name();
         snapshot->model = s.model;
         snapshot->state = s.state;
         // Variants not started yet keep the memory they were restored with.
         snapshot->variants = s.restored;
-        const auto encoded = [](const ModelSnapshot& m) {
-          return storage::Snapshot{storage::snapshot_scope(m.model), 0, 0, model_snapshot_bytes(m)};
-        };
         if (s.variants.empty()) {
-          promise.deliver(encoded(*snapshot));
+          promise.deliver(std::move(*snapshot));
           return promise;
         }
         auto left = std::make_shared<std::size_t>(s.variants.size());
@@ -136,10 +132,10 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
         for (const auto& [name, actor] : s.variants) {
           self->request(actor, s.learn_timeout, snapshot_atom::value)
               .then(
-                  [snapshot, left, failed, promise, encoded, name = name](VariantMemory& memory) mutable {
+                  [snapshot, left, failed, promise, name = name](VariantMemory& memory) mutable {
                     if (*failed) return;
                     snapshot->variants[name] = std::move(memory);
-                    if (--*left == 0) promise.deliver(encoded(*snapshot));
+                    if (--*left == 0) promise.deliver(std::move(*snapshot));
                   },
                   [failed, promise](caf::error& err) mutable {
                     if (*failed) return;
