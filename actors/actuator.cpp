@@ -46,8 +46,7 @@ caf::result<ActuationReport> advise(actuator_actor::stateful_pointer<ActuatorSta
   ApprovalQueue::Due due = s.approvals.tick(request.decisions, request.decision_seqs);
   if (due.reviews.empty()) return ActuationReport{};
   JournalBatch batch;
-  batch.events.emplace_back();
-  for (const storage::DecisionReviewed& r : due.reviews) batch.events.back().add(request.now_s, r);
+  for (storage::DecisionReviewed& r : due.reviews) batch.events.push_back({0, request.now_s, std::move(r)});
   auto promise = self->make_response_promise<ActuationReport>();
   const caf::duration timeout{std::chrono::microseconds(static_cast<long long>(s.options.journal_timeout_s * 1e6))};
   self->request(s.journal, timeout, append_atom::value, std::move(batch))

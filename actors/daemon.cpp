@@ -4,8 +4,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <iterator>
-#include <optional>
 #include <thread>
 
 #include "actors/collector.hpp"
@@ -41,26 +39,10 @@ void record_last_reviews(caf::scoped_actor& self, const actuator_actor& actuator
           [&](ActuationReport& report) {
             if (report.results.empty()) return;
             JournalBatch batch;
-            batch.events.emplace_back();
-            for (const storage::ActuationRecorded& a : report.results) batch.events.back().add(now_s, a);
+            for (storage::ActuationRecorded& a : report.results) batch.events.push_back({0, now_s, std::move(a)});
             self->request(journal, limit, append_atom::value, std::move(batch)).receive([](JournalAck&) {}, failed);
           },
           failed);
-}
-
-// The summary's appended batches as events with their seqs (TickSummary::events).
-std::optional<Error> decode_appended(TickSummary& summary) {
-  for (const JournalAck& ack : summary.appended) {
-    std::uint64_t seq = ack.first_seq;
-    for (const storage::EncodedEvents& run : ack.events) {
-      auto events = run.decode(seq);
-      if (!events.ok()) return events.error();
-      seq += run.size();
-      std::move(events.value().begin(), events.value().end(), std::back_inserter(summary.events));
-    }
-  }
-  summary.appended.clear();
-  return std::nullopt;
 }
 
 }  // namespace
@@ -148,9 +130,6 @@ int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
         .receive(
             [&](TickSummary& summary) {
               more = summary.more && !summary.last;
-              if (auto undecodable = decode_appended(summary)) {
-                say(setup, "tick " + std::to_string(summary.tick) + ": " + undecodable->message);
-              }
               last_now_s = summary.now_s;
               if (summary.more && setup.on_tick) setup.on_tick(summary);
               if (summary.more && setup.status) setup.status->record_tick(summary, summary.events);

@@ -1,6 +1,7 @@
 #include "actors/fleet_actor.hpp"
 
 #include <chrono>
+#include <iterator>
 #include <memory>
 #include <set>
 
@@ -24,11 +25,7 @@ struct TickRun {
   std::vector<bool> answered;                       // per planned model: replied or failed
   std::size_t left = 0;
   bool planning_over = false;  // every model answered or the deadline passed: later answers are ignored
-  // The tick's batch, in order: runs the fleet encodes itself, and places for the runs
-  // the models encode (their observations, learn's and plan's events).
-  std::vector<storage::EncodedEvents> events;
-  bool own_run_open = false;                   // events.back() is the fleet's: add_event extends it
-  std::vector<std::size_t> observation_runs;   // per planned model: the place of its observation
+  std::vector<storage::Event> events;
   std::vector<Decision> decisions;
   std::vector<storage::Snapshot> snapshots;
 };
@@ -46,26 +43,7 @@ double ms_since_start(const TickRun& run) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - run.started).count();
 }
 
-void add_event(TickRun& run, storage::Payload payload) {
-  if (!run.own_run_open) {
-    run.events.emplace_back();
-    run.own_run_open = true;
-  }
-  run.events.back().add(run.time.now_s, std::move(payload));
-}
-
-// A place in the batch for a run encoded elsewhere; what the fleet adds goes after it.
-std::size_t place_run(TickRun& run, storage::EncodedEvents encoded = {}) {
-  run.events.push_back(std::move(encoded));
-  run.own_run_open = false;
-  return run.events.size() - 1;
-}
-
-std::size_t event_count(const TickRun& run) {
-  std::size_t n = 0;
-  for (const storage::EncodedEvents& e : run.events) n += e.size();
-  return n;
-}
+void add_event(TickRun& run, storage::Payload payload) { run.events.push_back({0, run.time.now_s, std::move(payload)}); }
 
 void add_incident(TickRun& run, std::optional<ModelKey> model, std::string kind, std::string detail) {
   run.summary.incidents.push_back((model ? model_label(*model) + ": " : std::string()) + detail);
@@ -113,7 +91,10 @@ void deliver(const RunPtr& run) {
 // A durable batch's events back from the journal: into the summary when it carries them.
 void journaled(const FleetActorState& s, const RunPtr& run, JournalAck& ack) {
   run->summary.last_seq = ack.last_seq;
-  if (s.options.summary_events) run->summary.appended.push_back(std::move(ack));
+  if (!s.options.summary_events) return;
+  auto& kept = run->summary.events;
+  if (kept.empty()) kept = std::move(ack.events);
+  else std::move(ack.events.begin(), ack.events.end(), std::back_inserter(kept));
 }
 
 void fail(const RunPtr& run, const std::string& what) {
@@ -124,7 +105,7 @@ void fail(const RunPtr& run, const std::string& what) {
 // incident), then replies to the driver.
 void journal_then_deliver(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
-  if (event_count(*run) == 0) return deliver(run);
+  if (run->events.empty()) return deliver(run);
   self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
                 JournalBatch{std::move(run->events), {}, std::nullopt})
       .then(
@@ -138,7 +119,6 @@ void journal_then_deliver(self_ptr self, const RunPtr& run) {
 void actuate(self_ptr self, const RunPtr& run, std::vector<std::uint64_t> decision_seqs) {
   auto& s = self->state;
   run->events.clear();  // the decision batch is durable; what follows is a batch of its own
-  run->own_run_open = false;
   if (run->decisions.empty()) return deliver(run);
   ActuationRequest request{run->decisions, std::move(decision_seqs), run->time.now_s};
   run->summary.decisions = std::move(run->decisions);
@@ -167,7 +147,7 @@ void journal_tick(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
   for (const Decision& d : run->decisions) add_event(*run, DecisionMade{d});
   // Where each decision event lands: the batch's last events, in decision order.
-  const std::size_t first_decision = event_count(*run) - run->decisions.size();
+  const std::size_t first_decision = run->events.size() - run->decisions.size();
   std::optional<storage::RetentionPolicy> retention;
   if (!run->snapshots.empty() && (s.options.retention_max_age_s > 0 || s.options.retention_max_bytes > 0))
     retention = storage::RetentionPolicy{s.options.retention_max_age_s, s.options.retention_max_bytes, run->time.now_s};
@@ -232,24 +212,18 @@ void finish_plans(self_ptr self, const RunPtr& run) {
   s.planning.reset();
   std::vector<ModelProposal> proposals;
   std::vector<model_actor> planned;
-  std::vector<storage::EncodedEvents> plan_events;
-  // Learn's events, model by model, then plan's: the one driver's order. A model that
-  // did not plan has its observation recorded all the same.
+  std::vector<TickEvent> plan_events;
+  // Learn's events, model by model, then plan's: the one driver's order.
   for (std::size_t k = 0; k < run->inputs.size(); ++k) {
     const ModelKey& key = run->inputs[k]->model;
-    storage::EncodedEvents& observation = run->events[run->observation_runs[k]];
-    if (!run->replies[k]) {
-      observation.add(run->time.now_s, storage::ObservationRecorded{run->inputs[k]});
-      continue;
-    }
+    if (!run->replies[k]) continue;
     PlanReply& reply = *run->replies[k];
-    observation = std::move(reply.observation);
-    place_run(*run, std::move(reply.learned));
-    plan_events.push_back(std::move(reply.planned));
+    for (TickEvent& e : reply.learn_events) add_event(*run, std::move(e));
+    for (TickEvent& e : reply.plan_events) plan_events.push_back(std::move(e));
     proposals.push_back(std::move(reply.proposal));
     planned.push_back(s.models.at(key));
   }
-  for (storage::EncodedEvents& e : plan_events) place_run(*run, std::move(e));
+  for (TickEvent& e : plan_events) add_event(*run, std::move(e));
   Allocated allocated = s.policy->allocate(std::move(s.fleet), proposals, s.config.fleet, run->time);
   s.fleet = std::move(allocated.next);
   for (TickEvent& e : allocated.events) add_event(*run, std::move(e));
@@ -267,14 +241,15 @@ void finish_plans(self_ptr self, const RunPtr& run) {
 }
 
 // The targets the fleet now shows reached, as `acknowledged` events (no longer awaited).
-std::vector<storage::ActuationRecorded> acknowledged(FleetActorState& s, const TickRun& run) {
-  std::vector<storage::ActuationRecorded> out;
+std::vector<storage::Event> acknowledged(FleetActorState& s, const TickRun& run) {
+  std::vector<storage::Event> out;
   for (const ModelTickInput& m : run.observed.input.models)
     for (const VariantTickInput& v : m.variants) {
       const VariantKey key{m.model, v.state.spec.name};
       const auto it = s.awaiting.find(key);
       if (it == s.awaiting.end() || v.state.current_replicas != it->second || v.state.pending_replicas != 0) continue;
-      out.push_back(storage::ActuationRecorded{key, "acknowledged", it->second, v.state.current_replicas, "", 0});
+      out.push_back({0, run.time.now_s,
+                     storage::ActuationRecorded{key, "acknowledged", it->second, v.state.current_replicas, "", 0}});
       s.awaiting.erase(it);
     }
   return out;
@@ -314,10 +289,12 @@ void on_observed(self_ptr self, const RunPtr& run) {
   for (ConfigRejection& r : s.rejections_to_record) add_event(*run, storage::ConfigRejected{r.source, r.error});
   s.rejections_to_record.clear();
   auto& models = run->observed.input.models;
-  // Room for the tick's runs: three per model (its observation, learn's and plan's
-  // events) and a few of the fleet's own.
-  run->events.reserve(run->events.size() + 3 * models.size() + 4);
-  std::vector<storage::ActuationRecorded> reached = acknowledged(s, *run);  // before the observations move out
+  // Room for the tick's events (an observation per model; a learned, a sizing and a
+  // decision event per variant, a forecast per model): regrowing moved each several times.
+  std::size_t variants = 0;
+  for (const ModelTickInput& m : models) variants += m.variants.size();
+  run->events.reserve(run->events.size() + 2 * models.size() + 3 * variants);
+  std::vector<storage::Event> reached = acknowledged(s, *run);  // before the observations move out
   for (std::size_t m = 0; m < models.size(); ++m) {
     if (!configured(s.config, models[m].model)) continue;
     // What the tick uses is what is recorded: forward passes only for a policy that
@@ -328,9 +305,9 @@ void on_observed(self_ptr self, const RunPtr& run) {
     if (!s.policy->reads_forward_passes(models[m]))
       for (VariantTickInput& v : models[m].variants) std::vector<ForwardPassSample>().swap(v.forward_passes);
     run->inputs.push_back(std::make_shared<const ModelTickInput>(std::move(models[m])));
-    run->observation_runs.push_back(place_run(*run));  // the model's actor encodes it
+    add_event(*run, storage::ObservationRecorded{run->inputs.back()});
   }
-  for (storage::ActuationRecorded& a : reached) add_event(*run, std::move(a));
+  std::move(reached.begin(), reached.end(), std::back_inserter(run->events));
   run->replies.resize(run->inputs.size());
   run->answered.resize(run->inputs.size());
   run->left = run->inputs.size();

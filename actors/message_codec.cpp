@@ -143,49 +143,6 @@ std::vector<storage::Event> read_store_events(const FieldReader& r) {
   return out;
 }
 
-// Events encoded as the store keeps them: each with its time and its value's bytes.
-json encode_run(const storage::EncodedEvents& run) {
-  json out = json::array();
-  for (std::size_t i = 0; i < run.size(); ++i) {
-    const std::string_view v = run.value(i);
-    out.push_back({{"time_s", encode_number(run.time_s(i))},
-                   {"value", json::binary(std::vector<std::uint8_t>(v.begin(), v.end()))}});
-  }
-  return out;
-}
-
-storage::EncodedEvents read_run(const FieldReader& r) {
-  storage::EncodedEvents out;
-  for (std::size_t i = 0; i < r.size(); ++i) {
-    const FieldReader e = r.at(i);
-    const auto& bin = e.at("value").json().get_binary();
-    const std::string bytes(bin.begin(), bin.end());
-    value_or_throw(storage::decode_event_header(0, bytes), e.at("value"));  // an event's value, or refused
-    out.add_value(e.at("time_s").number(), bytes);
-  }
-  return out;
-}
-
-json encode_runs(const std::vector<storage::EncodedEvents>& runs) {
-  json out = json::array();
-  for (const storage::EncodedEvents& run : runs) out.push_back(encode_run(run));
-  return out;
-}
-
-std::vector<storage::EncodedEvents> read_runs(const FieldReader& r) {
-  std::vector<storage::EncodedEvents> out;
-  for (std::size_t i = 0; i < r.size(); ++i) out.push_back(read_run(r.at(i)));
-  return out;
-}
-
-json encode_ack(const JournalAck& x) {
-  return {{"first_seq", x.first_seq}, {"last_seq", x.last_seq}, {"events", encode_runs(x.events)}};
-}
-
-JournalAck read_ack(const FieldReader& r) {
-  return JournalAck{r.at("first_seq").unsigned64(), r.at("last_seq").unsigned64(), read_runs(r.at("events"))};
-}
-
 }  // namespace
 
 json to_message_json(const TickTime& x) { return encode_time(x); }
@@ -250,15 +207,13 @@ Result<PlanRequest> from_message_json<PlanRequest>(const json& j) {
 
 json to_message_json(const PlanReply& x) {
   return {{"proposal", encode_proposal(x.proposal)},
-          {"observation", encode_run(x.observation)},
-          {"learned", encode_run(x.learned)},
-          {"planned", encode_run(x.planned)}};
+          {"learn_events", encode_events(x.learn_events)},
+          {"plan_events", encode_events(x.plan_events)}};
 }
 template <>
 Result<PlanReply> from_message_json<PlanReply>(const json& j) {
   return read_message<PlanReply>("plan reply", j, [](const FieldReader& r) {
-    return PlanReply{read_proposal(r.at("proposal")), read_run(r.at("observation")), read_run(r.at("learned")),
-                     read_run(r.at("planned"))};
+    return PlanReply{read_proposal(r.at("proposal")), read_events(r.at("learn_events")), read_events(r.at("plan_events"))};
   });
 }
 
@@ -306,13 +261,13 @@ json to_message_json(const JournalBatch& x) {
     retention = {{"max_age_s", encode_number(x.retention->max_age_s)},
                  {"max_bytes", x.retention->max_bytes},
                  {"now_s", encode_number(x.retention->now_s)}};
-  return {{"events", encode_runs(x.events)}, {"snapshots", snapshots}, {"retention", retention}};
+  return {{"events", encode_store_events(x.events)}, {"snapshots", snapshots}, {"retention", retention}};
 }
 template <>
 Result<JournalBatch> from_message_json<JournalBatch>(const json& j) {
   return read_message<JournalBatch>("journal batch", j, [](const FieldReader& r) {
     JournalBatch b;
-    b.events = read_runs(r.at("events"));
+    b.events = read_store_events(r.at("events"));
     const FieldReader snapshots = r.at("snapshots");
     for (std::size_t i = 0; i < snapshots.size(); ++i) {
       const FieldReader s = snapshots.at(i);
@@ -327,11 +282,13 @@ Result<JournalBatch> from_message_json<JournalBatch>(const json& j) {
   });
 }
 
-json to_message_json(const JournalAck& x) { return encode_ack(x); }
+json to_message_json(const JournalAck& x) {
+  return {{"first_seq", x.first_seq}, {"last_seq", x.last_seq}, {"events", encode_store_events(x.events)}};
+}
 template <>
 Result<JournalAck> from_message_json<JournalAck>(const json& j) {
   return read_message<JournalAck>("journal ack", j, [](const FieldReader& r) {
-    return read_ack(r);
+    return JournalAck{r.at("first_seq").unsigned64(), r.at("last_seq").unsigned64(), read_store_events(r.at("events"))};
   });
 }
 
@@ -394,14 +351,11 @@ Result<ConfigUpdate> from_message_json<ConfigUpdate>(const json& j) {
 }
 
 json to_message_json(const TickSummary& x) {
-  json appended = json::array();
-  for (const JournalAck& a : x.appended) appended.push_back(encode_ack(a));
   return {{"tick", x.tick},           {"now_s", encode_number(x.now_s)}, {"more", x.more},
           {"last", x.last},           {"decisions", encode_decisions(x.decisions)},
           {"incidents", x.incidents}, {"last_seq", x.last_seq},
           {"phases_ms", {encode_number(x.observed_ms), encode_number(x.planned_ms), encode_number(x.durable_ms),
                          encode_number(x.done_ms)}},
-          {"appended", appended},
           {"events", encode_store_events(x.events)}};
 }
 template <>
@@ -420,8 +374,6 @@ Result<TickSummary> from_message_json<TickSummary>(const json& j) {
     double* into[] = {&s.observed_ms, &s.planned_ms, &s.durable_ms, &s.done_ms};
     if (phases.size() != std::size(into)) phases.fail("expected 4 numbers");
     for (std::size_t i = 0; i < std::size(into); ++i) *into[i] = phases.at(i).number();
-    const FieldReader appended = r.at("appended");
-    for (std::size_t i = 0; i < appended.size(); ++i) s.appended.push_back(read_ack(appended.at(i)));
     s.events = read_store_events(r.at("events"));
     return s;
   });

@@ -73,13 +73,10 @@ struct PlanRequest {
   std::shared_ptr<const PolicyConfig> config;
   TickTime time;
 };
-// The model's events come encoded as the store keeps them (storage/encoded_events.hpp):
-// the models encode in parallel what the journal would have encoded alone.
 struct PlanReply {
   ModelProposal proposal;
-  storage::EncodedEvents observation;  // the request's input, as an observation event
-  storage::EncodedEvents learned;      // learn's events, variant by variant
-  storage::EncodedEvents planned;      // plan's
+  std::vector<TickEvent> learn_events;  // variant by variant
+  std::vector<TickEvent> plan_events;
 };
 
 // model <- fleet: the fleet's final word on the model's variants (its order).
@@ -98,7 +95,7 @@ struct ModelSnapshot {
 
 // journal <- fleet: one durable batch.
 struct JournalBatch {
-  std::vector<storage::EncodedEvents> events;  // in order
+  std::vector<storage::Event> events;
   std::vector<storage::Snapshot> snapshots;
   // With a snapshot: drop what the retention allows, once the batch is durable.
   std::optional<storage::RetentionPolicy> retention;
@@ -106,7 +103,7 @@ struct JournalBatch {
 struct JournalAck {
   std::uint64_t first_seq = 0;  // of the batch's first event; 0 for an empty batch
   std::uint64_t last_seq = 0;   // the store's last sequence after the batch
-  std::vector<storage::EncodedEvents> events;  // the batch's, moved back (first_seq...)
+  std::vector<storage::Event> events;  // the batch's events, moved back with their seqs
 };
 
 // actuator <- fleet: decisions made durable, with the sequence of each decision event.
@@ -170,12 +167,8 @@ struct TickSummary {
   // Where the tick's wall time went, ms from its start: observed, every model planned
   // (allocate included), the decision batch durable, and done (actuated and recorded).
   double observed_ms = 0, planned_ms = 0, durable_ms = 0, done_ms = 0;
-  // With FleetOptions::summary_events: the batches the tick appended, as the journal
-  // acknowledged them, and the same events decoded, with their seqs, in sequence order
-  // (the admin status reads them; nobody re-reads the store for them). The fleet fills
-  // `appended`; run_daemon decodes it into `events` once the tick is over, off the tick's
-  // path.
-  std::vector<JournalAck> appended;
+  // With FleetOptions::summary_events: the events the tick appended, with their seqs, in
+  // sequence order (the admin status reads them; nobody re-reads the store for them).
   std::vector<storage::Event> events;
 };
 

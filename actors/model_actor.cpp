@@ -41,20 +41,16 @@ void finish_plan(self_ptr self, LearnGather& g) {
   std::vector<VariantView> views;
   views.reserve(g.replies.size());
   PlanReply reply;
-  // The model's events encoded here, as the store keeps them: the models encode in
-  // parallel what the journal would encode alone.
-  const double now_s = g.request.time.now_s;
-  reply.observation.add(now_s, storage::ObservationRecorded{g.request.input});
   s.learned_this_tick.clear();
   for (auto& r : g.replies) {
     s.learned_this_tick.push_back(r->view.variant);
-    for (TickEvent& e : r->events) reply.learned.add(now_s, std::move(e));
+    for (TickEvent& e : r->events) reply.learn_events.push_back(std::move(e));
     views.push_back(std::move(r->view));
   }
   Planned planned = s.policy->plan(ModelState(s.state), *g.request.input, views, *g.request.config, g.request.time);
   s.pending = std::move(planned.next);
   reply.proposal = std::move(planned.proposal);
-  for (TickEvent& e : planned.events) reply.planned.add(now_s, std::move(e));
+  reply.plan_events = std::move(planned.events);
   g.promise.deliver(std::move(reply));
 }
 

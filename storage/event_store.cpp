@@ -15,6 +15,7 @@
 #include <rocksdb/write_batch.h>
 
 #include "domain/core/format.hpp"
+#include "storage/event_value_writer.hpp"
 
 namespace capstan::storage {
 namespace {
@@ -28,9 +29,8 @@ constexpr std::uint64_t kMaxSeq = std::numeric_limits<std::uint64_t>::max();
 constexpr std::size_t kBlockCacheBytes = 4 << 20;
 constexpr std::size_t kEventsWriteBufferBytes = 2 << 20;
 constexpr std::size_t kSmallWriteBufferBytes = 1 << 20;
-// A WriteBatch record besides its value: at most its tag, family, two lengths and an
-// 8-byte key.
-constexpr std::size_t kRecordBytes = 16;
+// A WriteBatch record besides its value: its tag, family, the key and two lengths.
+constexpr double kRecordOverheadBytes = 16;
 constexpr std::size_t kKeptBatchBytes = 16 << 20;
 
 std::string big_endian(std::uint64_t v) {
@@ -89,7 +89,9 @@ class RocksEventStore final : public EventStore {
         handles_(std::move(handles)),
         read_only_(read_only),
         sync_(sync),
-        secondary_dir_(std::move(secondary_dir)) {}
+        secondary_dir_(std::move(secondary_dir)) {
+    bytes_by_kind_.fill(1024);
+  }
 
   ~RocksEventStore() override {
     // A clean close writes the memtables out, so that the next open reads tables instead
@@ -142,18 +144,17 @@ class RocksEventStore final : public EventStore {
     return read_only_ ? std::nullopt : load_last_time();
   }
 
-  Result<std::uint64_t> append(const std::vector<EncodedEvents>& runs, std::vector<Snapshot> snapshots) override {
+  Result<std::vector<Event>> append(std::vector<Event> events, std::vector<Snapshot> snapshots) override {
     if (read_only_) return store_error(dir_ + ": append on a store opened read-only");
-    std::size_t events = 0;
-    for (const EncodedEvents& run : runs) events += run.size();
-    if (events == 0 && snapshots.empty()) return meta_.last_seq + 1;
-    // A batch of its own per append, reserved once for what it will hold: one kept
-    // between appends kept the pages of the largest tick so far resident, and one left
-    // to grow copied itself each time it doubled. Only a batch as large as a fleet of
-    // several thousand variants makes is kept: faulting in 25 MB afresh cost a
-    // 10,000-variant tick 35 ms of CPU (bench/store_bench.cpp), and such a fleet's
-    // memory is its state.
-    const std::size_t expected = batch_bytes(runs, snapshots);
+    if (events.empty() && snapshots.empty()) return events;
+    // A batch of its own per append, reserved once for what it is expected to hold: one
+    // kept between appends kept the pages of the largest tick so far resident, and one
+    // left to grow copied itself each time it doubled. The estimate's margin costs no
+    // memory, as pages beyond what is written are never touched (the daemon's malloc
+    // maps blocks this large afresh). Only a batch as large as a fleet of several
+    // thousand variants makes is kept: faulting in 25 MB afresh cost a 10,000-variant
+    // tick 35 ms of CPU (bench/store_bench.cpp), and such a fleet's memory is its state.
+    const std::size_t expected = expected_batch_bytes(events, snapshots);
     std::optional<rocksdb::WriteBatch> fresh;
     if (expected < kKeptBatchBytes) {
       batch_ = rocksdb::WriteBatch();  // a fleet that shrank gives the kept one back
@@ -164,20 +165,17 @@ class RocksEventStore final : public EventStore {
     rocksdb::WriteBatch& batch = fresh ? *fresh : batch_;
     std::uint64_t seq = meta_.last_seq;
     double last_time_s = last_time_s_;
-    for (const EncodedEvents& run : runs) {
-      for (std::size_t i = 0; i < run.size(); ++i) {
-        ++seq;
-        const double time_s = run.time_s(i);
-        if (!std::isfinite(time_s) || time_s < last_time_s) {
-          const auto header = decode_event_header(seq, run.value(i));
-          return invalid_argument("event " + std::to_string(seq) + " (" + (header ? header->type : "?") +
-                                  ") time_s must be finite and not before " + fmt_num(last_time_s) +
-                                  " (events are appended in time order), got " + fmt_num(time_s));
-        }
-        last_time_s = time_s;
-        const std::string_view value = run.value(i);
-        batch.Put(events_family(), seq_key(seq), rocksdb::Slice(value.data(), value.size()));
+    for (Event& e : events) {
+      e.seq = ++seq;
+      if (!std::isfinite(e.time_s) || e.time_s < last_time_s) {
+        return invalid_argument("event " + std::to_string(seq) + " (" + event_type(e.payload) + ") time_s must be finite and not before " +
+                                fmt_num(last_time_s) + " (events are appended in time order), got " + fmt_num(e.time_s));
       }
+      last_time_s = e.time_s;
+      value_.clear();
+      write_event_value(e, value_);
+      bytes_by_kind_[kind_of(e)] = static_cast<double>(value_.size());
+      batch.Put(events_family(), seq_key(seq), rocksdb::Slice(reinterpret_cast<const char*>(value_.data()), value_.size()));
     }
     for (Snapshot& s : snapshots) {
       if (s.scope.empty() || s.scope.find('\0') != std::string::npos) {
@@ -197,12 +195,11 @@ class RocksEventStore final : public EventStore {
     if (!status.ok()) {
       return storage_error(dir_ + ": appending events " + std::to_string(meta_.last_seq + 1) + ".." + std::to_string(seq), status);
     }
-    const std::uint64_t first = meta_.last_seq + 1;
     meta_.last_seq = seq;
     last_time_s_ = last_time_s;
     flush_if_full(events_family(), kEventsWriteBufferBytes);
     if (!snapshots.empty()) flush_if_full(snapshots_family(), kSmallWriteBufferBytes);
-    return first;
+    return events;
   }
 
   std::uint64_t last_sequence() const override { return meta_.last_seq; }
@@ -342,12 +339,22 @@ class RocksEventStore final : public EventStore {
     (void)db_->Flush(flush, family);
   }
 
-  // What the batch will hold: every value and snapshot with its record's key and lengths.
-  static std::size_t batch_bytes(const std::vector<EncodedEvents>& runs, const std::vector<Snapshot>& snapshots) {
-    std::size_t bytes = 64;
-    for (const EncodedEvents& run : runs) bytes += run.bytes() + kRecordBytes * run.size();
-    for (const Snapshot& s : snapshots) bytes += kRecordBytes + s.scope.size() + 9 + s.bytes.size();
-    return bytes;
+  // Events of one type are about the same size from tick to tick, the tick's batch and
+  // the actuations' differ: each event's kind (tick_events.hpp's, or its Payload's
+  // alternative) with the bytes its last one took.
+  static std::size_t kind_of(const Event& e) {
+    if (const auto* tick = std::get_if<TickEvent>(&e.payload)) return std::variant_size_v<Payload> + tick->index();
+    return e.payload.index();
+  }
+
+  // The bytes the batch will hold, with a quarter to spare: each event as the last of
+  // its kind was, the snapshots as they are.
+  std::size_t expected_batch_bytes(const std::vector<Event>& events, const std::vector<Snapshot>& snapshots) const {
+    double bytes = 64;
+    for (const Event& e : events) bytes += kRecordOverheadBytes + bytes_by_kind_[kind_of(e)];
+    bytes *= 1.25;
+    for (const Snapshot& s : snapshots) bytes += kRecordOverheadBytes + s.scope.size() + 17 + s.bytes.size();
+    return static_cast<std::size_t>(bytes);
   }
 
   // The time of the newest event, which the next append may not precede.
@@ -450,7 +457,10 @@ class RocksEventStore final : public EventStore {
   bool sync_;
   std::string secondary_dir_;  // a read-only opener's own info-log directory
   Metadata meta_;
+  // The value bytes of the last event of each kind (kind_of), 1 KB before the first.
+  std::array<double, std::variant_size_v<Payload> + std::variant_size_v<TickEvent>> bytes_by_kind_;
   rocksdb::WriteBatch batch_;  // kept between appends of kKeptBatchBytes or more
+  std::vector<std::uint8_t> value_;
   double last_time_s_ = -HUGE_VAL;
 };
 
@@ -555,13 +565,6 @@ Result<std::unique_ptr<EventStore>> EventStore::open_read_only(const std::string
   s = db->TryCatchUpWithPrimary();
   if (!s.ok()) return storage_error(dir + ": catching up with the writer", s);
   return finish_open(std::move(store), false, {});
-}
-
-Result<std::vector<Event>> EventStore::append(std::vector<Event> events, std::vector<Snapshot> snapshots) {
-  auto first = append(std::vector<EncodedEvents>{encode_events(events)}, std::move(snapshots));
-  if (!first) return first.error();
-  for (std::size_t i = 0; i < events.size(); ++i) events[i].seq = *first + i;
-  return events;
 }
 
 Result<bool> EventStore::for_each(const EventFilter& filter, const std::function<bool(const Event&)>& visit) const {

@@ -39,7 +39,6 @@
 #include <vector>
 
 #include "domain/core/result.hpp"
-#include "storage/encoded_events.hpp"
 #include "storage/records.hpp"
 
 namespace capstan::storage {
@@ -94,14 +93,10 @@ class EventStore {
   // when it opened. A missing directory or one that is not a capstan store is refused.
   static Result<std::unique_ptr<EventStore>> open_read_only(const std::string& dir);
 
-  // One WriteBatch: the runs' events get seq last_sequence()+1.. in order, snapshots are
-  // stored beside (a snapshot seq of 0 means the append's last event); durable on return
-  // when sync. Returns the first event's seq (last_sequence()+1 before the call).
-  // Refused on a read-only store, and whole when an event's time precedes the last one's.
-  virtual Result<std::uint64_t> append(const std::vector<EncodedEvents>& runs, std::vector<Snapshot> snapshots) = 0;
-  // The same with typed events, encoded here (their seq field is ignored and returned
-  // set).
-  Result<std::vector<Event>> append(std::vector<Event> events, std::vector<Snapshot> snapshots = {});
+  // One WriteBatch: events get seq last_sequence()+1.. in order (their seq field is
+  // ignored and returned set), snapshots are stored beside; durable on return when
+  // sync. Returns the events with their seqs. Refused on a read-only store.
+  virtual Result<std::vector<Event>> append(std::vector<Event> events, std::vector<Snapshot> snapshots = {}) = 0;
   virtual std::uint64_t last_sequence() const = 0;
   // The newest snapshot of each scope, scopes in byte order.
   virtual Result<std::vector<Snapshot>> latest_snapshots() const = 0;
