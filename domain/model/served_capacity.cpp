@@ -51,8 +51,12 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
 
 std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
                                        double warm_up_s, double tail_probability) {
-  const bool served_now =
-      served_within_slo_rps(variant, slo, max_sample_age_s, warm_up_s, tail_probability).has_value();
+  return demonstrated_rps(variant, slo, max_sample_age_s, warm_up_s, tail_probability,
+                          served_within_slo_rps(variant, slo, max_sample_age_s, warm_up_s, tail_probability).has_value());
+}
+
+std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
+                                       double warm_up_s, double tail_probability, bool served_now) {
   double rate = 0, running = 0, littles = 0;
   int pods = 0;
   for (const PodMetrics* p : ready_pods(variant)) {
@@ -98,6 +102,25 @@ std::optional<double> refuted_rps(const VariantState& variant, const SloTargets&
   }
   if (pods == 0 || running > kSteadyBatchSpread * littles) return std::nullopt;
   if (!(slo.itl_ms > 0 && itl / rate > slo.itl_ms)) return std::nullopt;
+  return rate / pods;
+}
+
+std::optional<double> pooled_within_slo_rps(const VariantState& v, const SloTargets& slo, double max_sample_age_s,
+                                            double warm_up_s) {
+  double rate = 0, ttft = 0, itl = 0;
+  int pods = 0;
+  for (const PodMetrics* p : ready_pods(v)) {
+    if (!(p->sample_age_s <= max_sample_age_s)) return std::nullopt;
+    if (p->seconds_since_start < warm_up_s || (p->arrival_rate_rps == 0 && p->running == 0)) continue;
+    if (!(p->arrival_rate_rps > 0) || !(p->queue_length <= 1)) return std::nullopt;
+    if (!std::isfinite(p->avg_ttft_ms) || !std::isfinite(p->avg_itl_ms)) return std::nullopt;
+    rate += p->arrival_rate_rps;
+    ttft += p->arrival_rate_rps * p->avg_ttft_ms;
+    itl += p->arrival_rate_rps * p->avg_itl_ms;
+    ++pods;
+  }
+  if (pods == 0 || !std::isfinite(rate)) return std::nullopt;
+  if ((slo.ttft_ms > 0 && ttft / rate > slo.ttft_ms) || (slo.itl_ms > 0 && itl / rate > slo.itl_ms)) return std::nullopt;
   return rate / pods;
 }
 

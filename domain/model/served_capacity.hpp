@@ -49,6 +49,17 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
 // before its batch grew, and its latency with it, does not count.
 std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
                                        double warm_up_s, double tail_probability);
+// The same, for a caller that has judged served_within_slo_rps (at tail_probability, the
+// default latency share) already: `served_now` is whether it gave a rate.
+std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
+                                       double warm_up_s, double tail_probability, bool served_now);
+
+// The arrival rate per warm replica sent requests, when the variant's warm pods hold no
+// queue and their means, pooled by arrivals, are within both targets: one pod's mean
+// just over the ITL target among ten does not make the pods' own measure useless
+// (hybrid's growth by the pods' own measure while their ITL tail misses).
+std::optional<double> pooled_within_slo_rps(const VariantState& variant, const SloTargets& slo,
+                                            double max_sample_age_s, double warm_up_s);
 
 // The rate per replica at which a variant's replicas missed the SLO by their own means
 // this window with nothing waiting: the warm pods sent requests hold no queue (at most

@@ -211,28 +211,6 @@ void raise_to_measured_need(std::vector<ScalingRequest>& requests, const ModelTi
   }
 }
 
-// The arrival rate per warm replica sent requests, when the variant's warm pods hold no
-// queue and their means, pooled by arrivals, are within both targets: one pod's mean
-// just over the ITL target among ten does not make the pods' own measure useless.
-std::optional<double> pooled_within_slo_rps(const VariantState& v, const SloTargets& slo, double max_sample_age_s,
-                                            double warm_up_s) {
-  double rate = 0, ttft = 0, itl = 0;
-  int pods = 0;
-  for (const PodMetrics* p : ready_pods(v)) {
-    if (!(p->sample_age_s <= max_sample_age_s)) return std::nullopt;
-    if (p->seconds_since_start < warm_up_s || (p->arrival_rate_rps == 0 && p->running == 0)) continue;
-    if (!(p->arrival_rate_rps > 0) || !(p->queue_length <= 1)) return std::nullopt;
-    if (!std::isfinite(p->avg_ttft_ms) || !std::isfinite(p->avg_itl_ms)) return std::nullopt;
-    rate += p->arrival_rate_rps;
-    ttft += p->arrival_rate_rps * p->avg_ttft_ms;
-    itl += p->arrival_rate_rps * p->avg_itl_ms;
-    ++pods;
-  }
-  if (pods == 0 || !std::isfinite(rate)) return std::nullopt;
-  if ((slo.ttft_ms > 0 && ttft / rate > slo.ttft_ms) || (slo.itl_ms > 0 && itl / rate > slo.itl_ms)) return std::nullopt;
-  return rate / pods;
-}
-
 // A scale-up the model asks for while the variant's warm pods meet the SLO (mean TTFT and
 // ITL within target, no queue, at most the tail probability of their requests' ITLs over
 // target where they report them) at more than the learned capacity per replica (plus the
@@ -401,10 +379,13 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     if (tuner && shape.avg_input_tokens > 0) {
       s = size_variant(tuner->params, v.state.spec, shape, config.slo, config.tail_probability, spread);
     }
+    const double age_s = max_sample_age_s(interval_s), warm_up_s = TunerConfig{}.transient_delay_s;
+    // Judged once: the served floor below and what the replicas demonstrate both read it.
+    const auto served = served_within_slo_rps(v.state, config.slo, age_s, warm_up_s, config.tail_probability);
     if (seen.usable) {
-      const double age_s = max_sample_age_s(interval_s), warm_up_s = TunerConfig{}.transient_delay_s;
       remember_rate(memory.demonstrated, v.state,
-                    demonstrated_rps(v.state, config.slo, age_s, warm_up_s, config.tail_probability), seen.now, time);
+                    demonstrated_rps(v.state, config.slo, age_s, warm_up_s, config.tail_probability, served.has_value()),
+                    seen.now, time);
       remember_rate(memory.refuted, v.state, refuted_rps(v.state, config.slo, age_s, warm_up_s), seen.now, time);
     }
     if (s) {
@@ -426,8 +407,6 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
         s->tail_bound = false;
         s->itl_sized_ms = 0;
       }
-      const auto served = served_within_slo_rps(v.state, config.slo, max_sample_age_s(interval_s),
-                                                TunerConfig{}.transient_delay_s, config.tail_probability);
       if (served && *served > s->capacity_rps) {
         s->capacity_rps = *served;
         s->served_floor = true;
