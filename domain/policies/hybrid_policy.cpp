@@ -322,21 +322,35 @@ bool slo_missed_now(const ModelTickInput& m, const ModelObservation& seen, const
   return false;
 }
 
-// The rates remembered at a request shape near `shape` (kDemonstrated*Shape): the
-// highest and the lowest (0 and infinity when none is near).
+// Which remembered request shapes speak for the shape now. Latency grows with both
+// token counts (a longer prompt stalls decoding longer, a longer answer keeps more
+// requests in the batch), so a rate missed at a shape is missed at any heavier one, and a
+// rate served within the SLO is served at any lighter one. A shape within
+// kDemonstrated*Shape of the remembered one counts as either.
+enum class ShapeReach { kHeavier, kLighter };
+
+// The rates remembered at a shape that speaks for `shape`: the highest and the lowest
+// (0 and infinity when there is none).
 struct RatesNear {
   double highest = 0;
   double lowest = std::numeric_limits<double>::infinity();
 };
 RatesNear rates_near(const std::map<std::string, History<DemonstratedRate>>& memory, const std::string& variant,
-                     const TrafficSample& shape) {
+                     const TrafficSample& shape, ShapeReach reach) {
   RatesNear out;
   const auto it = memory.find(variant);
   if (it == memory.end()) return out;
-  const auto near = [](double a, double b, double by) { return b > 0 && std::abs(a / b - 1) <= by; };
+  // `a` remembered against `b` now: how far above and below b it may lie.
+  const auto speaks = [reach](double a, double b, double by) {
+    if (!(b > 0)) return false;
+    const double ratio = a / b - 1;
+    const bool above = ratio <= by || reach == ShapeReach::kLighter;
+    const bool below = ratio >= -by || reach == ShapeReach::kHeavier;
+    return above && below;
+  };
   for (const DemonstratedRate& d : it->second) {
-    if (near(d.input_tokens, shape.avg_input_tokens, kDemonstratedInputShape) &&
-        near(d.output_tokens, shape.avg_output_tokens, kDemonstratedOutputShape)) {
+    if (speaks(d.input_tokens, shape.avg_input_tokens, kDemonstratedInputShape) &&
+        speaks(d.output_tokens, shape.avg_output_tokens, kDemonstratedOutputShape)) {
       out.highest = std::max(out.highest, d.rps);
       out.lowest = std::min(out.lowest, d.rps);
     }
@@ -359,6 +373,10 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   if (is_split(m)) return plan_split(m, views, seen, ahead.rate_rps, config, time, memory);
   TrafficSample shape = ahead;
   if (!(shape.avg_input_tokens > 0)) shape = seen.now;
+  // The request shape arriving now, or with nothing arriving the last one's level: what
+  // the replicas were seen to serve or miss is matched against it, not against a
+  // forecast that extrapolates the token lengths' noise over the horizon.
+  const TrafficSample arriving = seen.has_token_lengths ? seen.now : forecast(forecaster, 0);
 
   // Capacity per replica of each variant, from what it learned; the replicas still
   // starting, with when each will be ready.
@@ -399,8 +417,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       // capped at that rate, so a variant that cannot serve the traffic is not bought
       // for it (on the Azure code trace an A100 fitted at 1.1 req/s missed the ITL
       // target at 0.15 and was bought to its maximum twice).
-      const TrafficSample& arriving = seen.has_token_lengths ? seen.now : shape;
-      const double missed_at = rates_near(memory.refuted, key, arriving).lowest;
+      const double missed_at = rates_near(memory.refuted, key, arriving, ShapeReach::kHeavier).lowest;
       if (missed_at < s->capacity_rps) {
         s->capacity_rps = missed_at;
         s->refuted = true;
@@ -421,7 +438,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       // their noise). Not while the SLO is met, so it never shrinks a fleet that meets
       // it: sized to it at light load, a fleet meets the next step with less headroom
       // than the rate it was shown at leaves.
-      const double shown = missing_slo ? rates_near(memory.demonstrated, key, arriving).highest : 0;
+      const double shown = missing_slo ? rates_near(memory.demonstrated, key, arriving, ShapeReach::kLighter).highest : 0;
       if (shown > s->capacity_rps) {
         s->capacity_rps = shown;
         s->served_floor = false;

@@ -499,11 +499,16 @@ TEST_CASE("hybrid grows a fleet that misses the SLO by a rate its replicas serve
   INFO(missed[0].reason.text);
   CHECK(capacity_of(missed[0]) == Approx(served));
   CHECK_THAT(missed[0].reason.text, Catch::Contains("as served within the SLO in the last half hour"));
-  // Not at another request shape: the rate was served at twice the prompt.
+  // Not at a heavier request shape: the rate was served at half the prompt.
   HybridPolicy q(config());
   warm_up(q, f, 6);
-  q.tick(served_at(330, f, served, 18, 2000));
+  q.tick(served_at(330, f, served, 18, 500));
   CHECK(capacity_of(q.tick(served_at(360, f, served, 50))[0]) < served);
+  // At a lighter one it was served too: served at twice the prompt, it grows by it.
+  HybridPolicy heavier(config());
+  warm_up(heavier, f, 6);
+  heavier.tick(served_at(330, f, served, 18, 2000));
+  CHECK(capacity_of(heavier.tick(served_at(360, f, served, 50))[0]) == Approx(served));
   // Forgotten half an hour after it was served.
   for (int t = 14; t <= 75; ++t) p.tick(tick_at(30.0 * t, f, 6));
   CHECK(capacity_of(p.tick(served_at(2310, f, served, 50))[0]) < served);
@@ -557,8 +562,10 @@ TEST_CASE("hybrid caps a variant's capacity at a rate its replicas missed the SL
   CHECK_THAT(d[0].reason.text, Catch::Contains("as the replicas missed the SLO by their means at this rate"));
   // Remembered: at the next tick, back within the target at a light load, the cap holds.
   CHECK(capacity_of(p.tick(tick_at(360, f, 3))[0]) == Approx(missed));
-  // Not at another request shape.
-  CHECK(capacity_of(p.tick(served_at(390, f, 1, 20, 3000))[0]) > missed);
+  // Not at a lighter request shape; at a heavier one it holds (a longer prompt stalls
+  // decoding longer).
+  CHECK(capacity_of(p.tick(served_at(390, f, 1, 20, 300))[0]) > missed);
+  CHECK(capacity_of(p.tick(served_at(420, f, 1, 20, 3000))[0]) == Approx(missed));
   // Forgotten half an hour later.
   for (int t = 14; t <= 75; ++t) p.tick(tick_at(30.0 * t, f, 3));
   CHECK(capacity_of(p.tick(tick_at(2310, f, 3))[0]) > missed);
