@@ -33,7 +33,7 @@ TEST_CASE("explain takes the last tick at or before the time asked, one record p
 }
 
 TEST_CASE("capstan replay explain prints inputs, SLO resolution, parameters, lambda*, required replicas, stages and the final target") {
-  // t=390 s: hybrid wanted fewer replicas and the enforcer's cooldown held them.
+  // t=450 s: hybrid wanted fewer replicas and the enforcer's cooldown held them.
   const auto run = run_binary("replay explain --data " + recorded_history() + " --at 6m30s --model " +
                                   "sim/meta-llama/Llama-2-70b-hf",
                               60);
@@ -41,10 +41,10 @@ TEST_CASE("capstan replay explain prints inputs, SLO resolution, parameters, lam
   // 6m30s is not one unit: refused, naming the flag.
   CHECK(run.exit_status == 2);
   CHECK_THAT(run.stderr_text, Catch::Contains("--at: '6m30s' is not a time"));
-  const auto ok = run_binary("replay explain --data " + recorded_history() + " --at 390 --model sim/meta-llama/Llama-2-70b-hf", 60);
+  const auto ok = run_binary("replay explain --data " + recorded_history() + " --at 450 --model sim/meta-llama/Llama-2-70b-hf", 60);
   INFO(ok.stderr_text);
   REQUIRE(ok.exit_status == 0);
-  for (const char* part : {"decision of sim/meta-llama/Llama-2-70b-hf at t=390 s (tick 13",
+  for (const char* part : {"decision of sim/meta-llama/Llama-2-70b-hf at t=450 s (tick 15",
                            "inputs (the observation the tick used):", "router: ", "forecast: ",
                            "SLO: TTFT 2000 ms, ITL 100 ms from [explicit] > derived > observed",
                            "learned parameters: alpha ", "capacity: lambda* ", "replicas required", "optimizer: ",

@@ -256,6 +256,25 @@ TEST_CASE("hybrid sizes by the spread of requests' ITL its pods report, not by t
   CHECK(figure_after(a[0].reason.text, "lambda* ") < 0.9 * figure_after(b[0].reason.text, "lambda* "));
 }
 
+TEST_CASE("hybrid reads no ITL evidence from a window whose rate moved from the tick before") {
+  // The requests finishing in a window ran in the one before too: after a burst, the
+  // quiet window's histogram holds the burst's ITLs, not what the quiet rate does.
+  HybridPolicy p(config());
+  const Fleet f{3, 0, 0};
+  const auto windows = [&] {
+    const nlohmann::json policy = p.save_state().at("models").at(0).at("policy");
+    return policy.contains("itl_windows") ? policy.at("itl_windows").at("cheap").at("windows").size() : 0;
+  };
+  for (int t = 0; t < 6; ++t) p.tick(with_spread(tick_at(30.0 * t, f, 12)));
+  const std::size_t steady = windows();
+  REQUIRE(steady > 0);
+  p.tick(with_spread(tick_at(180, f, 18)));  // a burst
+  p.tick(with_spread(tick_at(210, f, 12)));  // the window after it
+  CHECK(windows() == steady);
+  p.tick(with_spread(tick_at(240, f, 12.5)));  // steady again, within a tick's noise
+  CHECK(windows() == steady + 1);
+}
+
 TEST_CASE("hybrid's state keeps the ITL spread it measured") {
   HybridPolicy a(config());
   const Fleet f{3, 0, 0};
@@ -562,6 +581,13 @@ TEST_CASE("hybrid caps a variant's capacity at a rate its replicas missed the SL
   CHECK_THAT(d[0].reason.text, Catch::Contains("as the replicas missed the SLO by their means at this rate"));
   // Remembered: at the next tick, back within the target at a light load, the cap holds.
   CHECK(capacity_of(p.tick(tick_at(360, f, 3))[0]) == Approx(missed));
+  // A miss in a window the load fell in is the load before's (its requests ran in it),
+  // and refutes nothing.
+  HybridPolicy fell(config());
+  warm_up(fell, f, 6);
+  fell.tick(tick_at(300, f, 18));
+  fell.tick(served_at(330, f, missed, 45));
+  CHECK(capacity_of(fell.tick(tick_at(360, f, 3))[0]) > missed);
   // Not at a lighter request shape; at a heavier one it holds (a longer prompt stalls
   // decoding longer).
   CHECK(capacity_of(p.tick(served_at(390, f, 1, 20, 300))[0]) > missed);
