@@ -127,39 +127,59 @@ QueueMetrics QueueAnalyzer::solve(double lambda) const {
   // to the in-service states k <= N.
   const int n_max = config_.max_batch_size;
   const int k_max = n_max + config_.max_queue_size;
+  //
+  // Each state asks one of two questions, by its ratio: below 1 the term shrank, so it
+  // cannot need rescaling (the term before it was at most kRescaleAbove once checked,
+  // and a product with a factor below 1 rounds to at most the larger factor), and only
+  // the cut is checked; else only the rescale is (the cut needs a ratio below 1). That is
+  // exactly the two checks every state made before, with the one that cannot hold left
+  // out: the same sums, in the same order, so the same bits, for fewer instructions in
+  // the loop that is a fifth of a hybrid tick's. k also counts as a double (exact), not
+  // converted each state.
   double p = 1, mass = 1, moment = 0, mass_served = 1, moment_served = 0;
   int k = 1;
+  double k_real = 1;
   bool cut = false;
   while (k <= n_max && !cut) {
     // The table as far as the next kFillStates states, filled as the chain reaches them.
     const int fill_end = std::min(n_max, std::max(inv_mu_filled_, k + kFillStates - 1));
     const double* inv_mu = inv_mu_up_to(fill_end);
-    for (; k <= fill_end; ++k) {
+    for (; k <= fill_end; ++k, k_real += 1) {
       const double ratio = lambda * inv_mu[k - 1];
       p *= ratio;
       mass += p;
-      moment += k * p;
-      if (p > kRescaleAbove) {
+      moment += k_real * p;
+      if (ratio < 1) {
+        // The ratio falls with k (mu grows with the batch), so once it is below 1 the
+        // remaining terms only shrink: stop when they cannot move a sum by 1e-18.
+        if (p < mass * 1e-18) { p = 0; cut = true; break; }
+      } else if (p > kRescaleAbove) {
         p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
       }
-      // The ratio falls with k (mu grows with the batch), so once it is below 1 the
-      // remaining terms only shrink: stop when they cannot move a sum by 1e-18.
-      if (ratio < 1 && p < mass * 1e-18) { p = 0; cut = true; break; }
     }
   }
   mass_served = mass;
   moment_served = moment;
   if (k > n_max) {
+    // One ratio for every queued state: a loop for each of its two cases.
     const double ratio = lambda * inv_mu_last_;
-    for (; k <= k_max; ++k) {
-      p *= ratio;
-      mass += p;
-      moment += k * p;
-      if (p > kRescaleAbove) {
-        p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
-        mass_served *= kRescaleBy; moment_served *= kRescaleBy;
+    if (ratio < 1) {
+      for (; k <= k_max; ++k, k_real += 1) {
+        p *= ratio;
+        mass += p;
+        moment += k_real * p;
+        if (p < mass * 1e-18) { p = 0; break; }
       }
-      if (ratio < 1 && p < mass * 1e-18) { p = 0; break; }
+    } else {
+      for (; k <= k_max; ++k, k_real += 1) {
+        p *= ratio;
+        mass += p;
+        moment += k_real * p;
+        if (p > kRescaleAbove) {
+          p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
+          mass_served *= kRescaleBy; moment_served *= kRescaleBy;
+        }
+      }
     }
   }
   // p now holds p[K] unnormalised (0 if the tail was cut as negligible).

@@ -128,8 +128,11 @@ class QueueAnalyzer {
   // analyzer is made and used by one caller, never shared between threads. Held in the
   // analyzer, not on the heap: a heap block per analyzer raised the 10,000-variant
   // bench's peak RSS by about 30 MiB (daemon_bench 40 10000x1, three runs each).
-  static constexpr std::size_t kMemo = 32;  // a plan asks about 25
-  // A slot is left unmade until a solve fills it: zeroing all 32 when an analyzer was
+  // A hybrid plan's analyzer answers the mean sizing, the TTFT tail's search and the
+  // ITL spread's sizing: 32 slots were full before its last searches on 1 solve in 15
+  // of a 200k-event replay (11,000 chains solved twice).
+  static constexpr std::size_t kMemo = 48;
+  // A slot is left unmade until a solve fills it: zeroing all of them when an analyzer was
   // made cost more than making it (most analyzers solve once).
   union Slot {
     Slot() {}  // NOLINT(modernize-use-equals-default): = default would zero the metrics
