@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "domain/core/format.hpp"
@@ -214,7 +215,24 @@ Result<QueueMetrics> QueueAnalyzer::analyze(double rate_rps) const {
   return solved(rate_rps / 1000.0);
 }
 
-Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
+Error UnreachableTarget::error() const {
+  return Error{ErrorCode::kTargetUnreachable,
+               std::string("target ") + metric + " " + fmt_num(target_ms) +
+                   " ms is below the bounded region: even at the lowest rate " + fmt_num(min_rate_rps) +
+                   " req/s the model predicts " + fmt_num(at_min_rate_ms) + " ms"};
+}
+
+ErrorCode SizingResult::error_code() const {
+  if (const auto* e = std::get_if<Error>(&v_)) return e->code;
+  return ErrorCode::kTargetUnreachable;
+}
+
+Error SizingResult::error() const {
+  if (const auto* e = std::get_if<Error>(&v_)) return *e;
+  return std::get<UnreachableTarget>(v_).error();
+}
+
+SizingResult QueueAnalyzer::size(const SloTargets& targets) const {
   if (auto err = validate(targets)) return *err;
   Sizing out;
   const QueueMetrics at_min = solved(lambda_min_);
@@ -222,16 +240,17 @@ Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
   out.evaluations = 2;
 
   // WVA's search contract, with Brent's method in place of plain bisection.
-  auto largest_rate = [&](double target, auto metric, const char* name) -> Result<double> {
+  // The largest rate, or nothing when the target is below the bounded region (the
+  // caller then says so with `unreachable`).
+  std::optional<UnreachableTarget> unreachable;
+  auto largest_rate = [&](double target, auto metric, const char* name) -> std::optional<double> {
     const double y_lo = metric(at_min), y_hi = metric(at_max);
     if (within_tolerance(y_lo, target, kEndTolerance)) return lambda_min_;
     if (within_tolerance(y_hi, target, kEndTolerance)) return lambda_max_;
     const bool increasing = y_lo < y_hi;
     if (increasing ? target < y_lo : target > y_lo) {
-      return Error{ErrorCode::kTargetUnreachable,
-                   std::string("target ") + name + " " + fmt_num(target) +
-                       " ms is below the bounded region: even at the lowest rate " +
-                       fmt_num(min_rate_rps()) + " req/s the model predicts " + fmt_num(y_lo) + " ms"};
+      unreachable = UnreachableTarget{name, target, min_rate_rps(), y_lo};
+      return std::nullopt;
     }
     if (increasing ? target > y_hi : target < y_hi) return lambda_max_;
     const RootResult root = brent_root([&](double x) { return metric(solved(x)); }, lambda_min_,
@@ -243,12 +262,12 @@ Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
   double lambda_ttft = lambda_max_, lambda_itl = lambda_max_;
   if (targets.constrains_ttft()) {
     auto r = largest_rate(targets.ttft_ms, [](const QueueMetrics& m) { return m.ttft_ms; }, "TTFT");
-    if (!r) return r.error();
+    if (!r) return *unreachable;
     lambda_ttft = *r;
   }
   if (targets.constrains_itl()) {
     auto r = largest_rate(targets.itl_ms, [](const QueueMetrics& m) { return m.itl_ms; }, "ITL");
-    if (!r) return r.error();
+    if (!r) return *unreachable;
     lambda_itl = *r;
   }
   const double lambda = std::min(lambda_ttft, lambda_itl);
