@@ -253,7 +253,21 @@ std::optional<ItlSpread> refit_itl_spread(ItlEvidence& evidence) {
     }
     spans.emplace_back(*w.points);
   }
-  const auto [requests, split] = evidence_of(spans);
+  // evidence_of(spans), from what each window keeps where it can: every point of a
+  // window counts all of its requests (points_of), so its requests are the window's own
+  // figure, and the search for a bound with requests on both sides stops at the first.
+  // With a fleet's windows out of cache, reading each window's points for these was
+  // most of a refit's time outside the fit.
+  double requests = 0;
+  bool split = false;
+  for (const ItlWindow& w : evidence.windows) {
+    if (w.points->empty()) continue;
+    requests += w.requests;
+    for (const ItlTailPoint& p : *w.points) {
+      if (split) break;
+      split = p.total > 0 && p.below > 0 && p.below < p.total;
+    }
+  }
   if (requests < kMinSpreadRequests || !split) return std::nullopt;
   std::optional<Ascent> ascent;
   if (evidence.start) {
