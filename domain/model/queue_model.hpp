@@ -57,8 +57,8 @@ struct Sizing {
 // A target below what the lowest rate in range gives (ErrorCode::kTargetUnreachable),
 // as figures: its text is rendered only when it is read. `hybrid` sizes a variant
 // several times a tick and drops most such errors unread (19,800 of 54,200 sizings of a
-// 200k-event replay), and rendering three numbers into a sentence for each cost more
-// than a chain solve.
+// 200k-event replay), and rendering three numbers into a sentence for each cost about
+// as much as a chain solve.
 struct UnreachableTarget {
   const char* metric = "";  // "TTFT" or "ITL"
   double target_ms = 0;
