@@ -53,10 +53,17 @@ ItlFitTerms terms_of(std::span<const ItlTailPoint> points, ProbitCoefficients at
   return t;
 }
 
-std::vector<ItlFitTerms> terms_of(const Windows& windows, ProbitCoefficients at) {
-  std::vector<ItlFitTerms> out;
+// Into `out`, whose storage is kept: an ascent evaluates the windows at each step it
+// tries, and a buffer per evaluation was most of a refit's allocations.
+void terms_of(const Windows& windows, ProbitCoefficients at, std::vector<ItlFitTerms>& out) {
+  out.clear();
   out.reserve(windows.size());
   for (const auto& w : windows) out.push_back(terms_of(w, at));
+}
+
+std::vector<ItlFitTerms> terms_of(const Windows& windows, ProbitCoefficients at) {
+  std::vector<ItlFitTerms> out;
+  terms_of(windows, at, out);
   return out;
 }
 
@@ -87,6 +94,7 @@ Ascent ascend(const Windows& windows, ProbitCoefficients start, std::vector<ItlF
   Ascent out{start, false, start, std::move(terms)};
   ItlFitTerms total = summed(out.terms);
   ProbitCoefficients& at = out.evaluated;
+  std::vector<ItlFitTerms> next;  // the windows' terms at the step tried, swapped in when taken
   for (int iter = 0; iter < 100; ++iter) {
     const double det = total.info_aa * total.info_bb - total.info_ab * total.info_ab;
     if (!(std::abs(det) > 1e-12)) {
@@ -103,23 +111,24 @@ Ascent ascend(const Windows& windows, ProbitCoefficients start, std::vector<ItlF
       out.converged = true;
       return out;
     }
-    std::vector<ItlFitTerms> next;
+    bool evaluated = false;
     ItlFitTerms next_total;
     for (int half = 0; half < 30; ++half) {
       if (at.b + db > 0) {
-        next = terms_of(windows, {at.a + da, at.b + db});
+        terms_of(windows, {at.a + da, at.b + db}, next);
+        evaluated = true;
         next_total = summed(next);
         if (next_total.log_likelihood >= total.log_likelihood - 1e-12) break;
       }
       da /= 2;
       db /= 2;
     }
-    if (!(at.b + db > 0) || next.empty() || next_total.log_likelihood < total.log_likelihood - 1e-12) {
+    if (!(at.b + db > 0) || !evaluated || next.empty() || next_total.log_likelihood < total.log_likelihood - 1e-12) {
       out.optimum = at;
       return out;
     }
     at = {at.a + da, at.b + db};
-    out.terms = std::move(next);
+    std::swap(out.terms, next);
     total = next_total;
     out.optimum = at;
     if (within_tolerance(at.a, at.b)) {
@@ -233,6 +242,7 @@ std::optional<ItlSpread> fit_itl_spread(const std::vector<std::vector<ItlTailPoi
 
 std::optional<ItlSpread> refit_itl_spread(ItlEvidence& evidence) {
   Windows spans;
+  spans.reserve(evidence.windows.size());
   for (ItlWindow& w : evidence.windows) {
     // A window read back from a snapshot may come without its points (state_msgpack.cpp
     // leaves them to the first fit that needs them): derived here exactly as
@@ -243,11 +253,26 @@ std::optional<ItlSpread> refit_itl_spread(ItlEvidence& evidence) {
     }
     spans.emplace_back(*w.points);
   }
-  const auto [requests, split] = evidence_of(spans);
+  // evidence_of(spans), from what each window keeps where it can: every point of a
+  // window counts all of its requests (points_of), so its requests are the window's own
+  // figure, and the search for a bound with requests on both sides stops at the first.
+  // With a fleet's windows out of cache, reading each window's points for these was
+  // most of a refit's time outside the fit.
+  double requests = 0;
+  bool split = false;
+  for (const ItlWindow& w : evidence.windows) {
+    if (w.points->empty()) continue;
+    requests += w.requests;
+    for (const ItlTailPoint& p : *w.points) {
+      if (split) break;
+      split = p.total > 0 && p.below > 0 && p.below < p.total;
+    }
+  }
   if (requests < kMinSpreadRequests || !split) return std::nullopt;
   std::optional<Ascent> ascent;
   if (evidence.start) {
     std::vector<ItlFitTerms> terms;
+    terms.reserve(evidence.windows.size());
     for (const ItlWindow& w : evidence.windows) terms.push_back(w.terms_at_start ? *w.terms_at_start : terms_of(*w.points, *evidence.start));
     ascent = ascend(spans, *evidence.start, std::move(terms));
     // A start the optimum cannot be reached from is left for the fit from scratch,
@@ -267,11 +292,17 @@ std::optional<ItlSpread> refit_itl_spread(ItlEvidence& evidence) {
 }
 
 double normal_upper_quantile(double p) {
-  // P(Z > z) falls with z: bisect [-40, 40] 80 times.
+  // P(Z > z) falls with z: bisect [-40, 40] 80 times. Once the midpoint rounds to an end
+  // (lo and hi adjacent doubles, or equal), that step leaves them where every later step
+  // would: the same midpoint, the same side, or lo == hi. So the bisection stops there,
+  // with the bits all 80 steps give, after about 60 (each an erfc; `hybrid` asks this
+  // once per variant and tick).
   double lo = -40, hi = 40;
   for (int i = 0; i < 80; ++i) {
     const double mid = 0.5 * (lo + hi);
+    const bool at_end = mid == lo || mid == hi;
     (normal_sf(mid) > p ? lo : hi) = mid;
+    if (at_end) break;
   }
   return 0.5 * (lo + hi);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "domain/core/format.hpp"
@@ -127,39 +128,59 @@ QueueMetrics QueueAnalyzer::solve(double lambda) const {
   // to the in-service states k <= N.
   const int n_max = config_.max_batch_size;
   const int k_max = n_max + config_.max_queue_size;
+  //
+  // Each state asks one of two questions, by its ratio: below 1 the term shrank, so it
+  // cannot need rescaling (the term before it was at most kRescaleAbove once checked,
+  // and a product with a factor below 1 rounds to at most the larger factor), and only
+  // the cut is checked; else only the rescale is (the cut needs a ratio below 1). That is
+  // exactly the two checks every state made before, with the one that cannot hold left
+  // out: the same sums, in the same order, so the same bits, for fewer instructions in
+  // the loop that is a fifth of a hybrid tick's. k also counts as a double (exact), not
+  // converted each state.
   double p = 1, mass = 1, moment = 0, mass_served = 1, moment_served = 0;
   int k = 1;
+  double k_real = 1;
   bool cut = false;
   while (k <= n_max && !cut) {
     // The table as far as the next kFillStates states, filled as the chain reaches them.
     const int fill_end = std::min(n_max, std::max(inv_mu_filled_, k + kFillStates - 1));
     const double* inv_mu = inv_mu_up_to(fill_end);
-    for (; k <= fill_end; ++k) {
+    for (; k <= fill_end; ++k, k_real += 1) {
       const double ratio = lambda * inv_mu[k - 1];
       p *= ratio;
       mass += p;
-      moment += k * p;
-      if (p > kRescaleAbove) {
+      moment += k_real * p;
+      if (ratio < 1) {
+        // The ratio falls with k (mu grows with the batch), so once it is below 1 the
+        // remaining terms only shrink: stop when they cannot move a sum by 1e-18.
+        if (p < mass * 1e-18) { p = 0; cut = true; break; }
+      } else if (p > kRescaleAbove) {
         p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
       }
-      // The ratio falls with k (mu grows with the batch), so once it is below 1 the
-      // remaining terms only shrink: stop when they cannot move a sum by 1e-18.
-      if (ratio < 1 && p < mass * 1e-18) { p = 0; cut = true; break; }
     }
   }
   mass_served = mass;
   moment_served = moment;
   if (k > n_max) {
+    // One ratio for every queued state: a loop for each of its two cases.
     const double ratio = lambda * inv_mu_last_;
-    for (; k <= k_max; ++k) {
-      p *= ratio;
-      mass += p;
-      moment += k * p;
-      if (p > kRescaleAbove) {
-        p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
-        mass_served *= kRescaleBy; moment_served *= kRescaleBy;
+    if (ratio < 1) {
+      for (; k <= k_max; ++k, k_real += 1) {
+        p *= ratio;
+        mass += p;
+        moment += k_real * p;
+        if (p < mass * 1e-18) { p = 0; break; }
       }
-      if (ratio < 1 && p < mass * 1e-18) { p = 0; break; }
+    } else {
+      for (; k <= k_max; ++k, k_real += 1) {
+        p *= ratio;
+        mass += p;
+        moment += k_real * p;
+        if (p > kRescaleAbove) {
+          p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
+          mass_served *= kRescaleBy; moment_served *= kRescaleBy;
+        }
+      }
     }
   }
   // p now holds p[K] unnormalised (0 if the tail was cut as negligible).
@@ -194,7 +215,24 @@ Result<QueueMetrics> QueueAnalyzer::analyze(double rate_rps) const {
   return solved(rate_rps / 1000.0);
 }
 
-Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
+Error UnreachableTarget::error() const {
+  return Error{ErrorCode::kTargetUnreachable,
+               std::string("target ") + metric + " " + fmt_num(target_ms) +
+                   " ms is below the bounded region: even at the lowest rate " + fmt_num(min_rate_rps) +
+                   " req/s the model predicts " + fmt_num(at_min_rate_ms) + " ms"};
+}
+
+ErrorCode SizingResult::error_code() const {
+  if (const auto* e = std::get_if<Error>(&v_)) return e->code;
+  return ErrorCode::kTargetUnreachable;
+}
+
+Error SizingResult::error() const {
+  if (const auto* e = std::get_if<Error>(&v_)) return *e;
+  return std::get<UnreachableTarget>(v_).error();
+}
+
+SizingResult QueueAnalyzer::size(const SloTargets& targets) const {
   if (auto err = validate(targets)) return *err;
   Sizing out;
   const QueueMetrics at_min = solved(lambda_min_);
@@ -202,16 +240,17 @@ Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
   out.evaluations = 2;
 
   // WVA's search contract, with Brent's method in place of plain bisection.
-  auto largest_rate = [&](double target, auto metric, const char* name) -> Result<double> {
+  // The largest rate, or nothing when the target is below the bounded region (the
+  // caller then says so with `unreachable`).
+  std::optional<UnreachableTarget> unreachable;
+  auto largest_rate = [&](double target, auto metric, const char* name) -> std::optional<double> {
     const double y_lo = metric(at_min), y_hi = metric(at_max);
     if (within_tolerance(y_lo, target, kEndTolerance)) return lambda_min_;
     if (within_tolerance(y_hi, target, kEndTolerance)) return lambda_max_;
     const bool increasing = y_lo < y_hi;
     if (increasing ? target < y_lo : target > y_lo) {
-      return Error{ErrorCode::kTargetUnreachable,
-                   std::string("target ") + name + " " + fmt_num(target) +
-                       " ms is below the bounded region: even at the lowest rate " +
-                       fmt_num(min_rate_rps()) + " req/s the model predicts " + fmt_num(y_lo) + " ms"};
+      unreachable = UnreachableTarget{name, target, min_rate_rps(), y_lo};
+      return std::nullopt;
     }
     if (increasing ? target > y_hi : target < y_hi) return lambda_max_;
     const RootResult root = brent_root([&](double x) { return metric(solved(x)); }, lambda_min_,
@@ -223,12 +262,12 @@ Result<Sizing> QueueAnalyzer::size(const SloTargets& targets) const {
   double lambda_ttft = lambda_max_, lambda_itl = lambda_max_;
   if (targets.constrains_ttft()) {
     auto r = largest_rate(targets.ttft_ms, [](const QueueMetrics& m) { return m.ttft_ms; }, "TTFT");
-    if (!r) return r.error();
+    if (!r) return *unreachable;
     lambda_ttft = *r;
   }
   if (targets.constrains_itl()) {
     auto r = largest_rate(targets.itl_ms, [](const QueueMetrics& m) { return m.itl_ms; }, "ITL");
-    if (!r) return r.error();
+    if (!r) return *unreachable;
     lambda_itl = *r;
   }
   const double lambda = std::min(lambda_ttft, lambda_itl);

@@ -1,6 +1,9 @@
 #include "domain/model/itl_tail.hpp"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -162,6 +165,22 @@ TEST_CASE("the mean ITL sized against keeps the tail probability under the targe
   CHECK(sized < 100);
   // A spread whose whole tail stays under the mean asks for more than the target.
   CHECK(itl_sizing_target_ms({-1.0, 0.1, 1000}, 100, 29, 0.01) > 100);
+}
+
+TEST_CASE("the upper quantile, stopped once its bisection cannot move, is the 80-step bisection's bits") {
+  const auto eighty_steps = [](double p) {
+    double lo = -40, hi = 40;
+    for (int i = 0; i < 80; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (0.5 * std::erfc(mid / std::sqrt(2.0)) > p ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+  };
+  for (double p : {1e-300, 1e-12, 1e-4, 0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1 - 1e-12}) {
+    INFO("p = " << p);
+    const double z = normal_upper_quantile(p);
+    CHECK(std::bit_cast<std::uint64_t>(z) == std::bit_cast<std::uint64_t>(eighty_steps(p)));
+  }
 }
 
 TEST_CASE("served_request_itl sums the fresh serving pods and refuses a queue") {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <vector>
 
+#include "domain/core/format.hpp"
 #include "test_data.hpp"
 
 using namespace capstan;
@@ -88,6 +89,31 @@ TEST_CASE("A target below the lowest rate's latency is an error that says so") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == ErrorCode::kTargetUnreachable);
   CHECK_THAT(r.error().message, Catch::Contains("below the bounded region"));
+}
+
+TEST_CASE("An unreachable target's sentence names the target, the lowest rate and what the model predicts there") {
+  const Error e = UnreachableTarget{"ITL", 15, 0.25, 17.5}.error();
+  CHECK(e.code == ErrorCode::kTargetUnreachable);
+  CHECK(e.message == "target ITL 15 ms is below the bounded region: even at the lowest rate 0.25 req/s the model predicts 17.5 ms");
+}
+
+TEST_CASE("A sizing that finds no rate tells its error's code without rendering it, and its sentence when read") {
+  auto qa = make(20.0, 0.03, 0.001, 2048, 64, 128);
+  auto ttft = qa.size({50, 0});
+  REQUIRE_FALSE(ttft);
+  CHECK(ttft.error_code() == ErrorCode::kTargetUnreachable);
+  CHECK_THAT(ttft.error().message, Catch::StartsWith("target TTFT 50 ms is below the bounded region: even at the lowest rate " +
+                                                     fmt_num(qa.min_rate_rps()) + " req/s the model predicts "));
+  auto itl = qa.size({0, 15});
+  REQUIRE_FALSE(itl);
+  CHECK(itl.error_code() == ErrorCode::kTargetUnreachable);
+  CHECK_THAT(itl.error().message, Catch::StartsWith("target ITL 15 ms is below"));
+  // A target the sizing refuses to read is an invalid argument, with its own message.
+  auto negative = qa.size({-1, 50});
+  REQUIRE_FALSE(negative);
+  CHECK(negative.error_code() == ErrorCode::kInvalidArgument);
+  CHECK(negative.error().code == ErrorCode::kInvalidArgument);
+  CHECK_FALSE(negative.error().message.empty());
 }
 
 TEST_CASE("Analyze rejects rates outside the model's range") {
