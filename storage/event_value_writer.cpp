@@ -1,5 +1,6 @@
 #include "storage/event_value_writer.hpp"
 
+#include "domain/codec/decision_msgpack.hpp"
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/msgpack_writer.hpp"
 #include "domain/codec/tick_input_msgpack.hpp"
@@ -212,7 +213,9 @@ void tick_event(MsgpackWriter& w, const StageApplied& e) {
   w.string(e.variant);
 }
 
-void tick_event(MsgpackWriter& w, const DecisionMade& e) {
+// Schema 1's object, written until the compact layout; for `replay verify` of the
+// stores written then.
+void decision_schema1(MsgpackWriter& w, const DecisionMade& e) {
   const Decision& d = e.decision;
   w.map(3);
   w.string("decision");
@@ -230,8 +233,14 @@ void tick_event(MsgpackWriter& w, const DecisionMade& e) {
   schema_and_type(w, "decision");
 }
 
-void payload(MsgpackWriter& w, const TickEvent& e) {
-  std::visit([&](const auto& x) { tick_event(w, x); }, e);
+void payload(MsgpackWriter& w, const TickEvent& e, int payload_schema) {
+  if (const auto* d = std::get_if<DecisionMade>(&e)) {
+    if (payload_schema == 1) return decision_schema1(w, *d);
+    return write_decision_msgpack(w, d->decision);
+  }
+  std::visit([&](const auto& x) {
+    if constexpr (!std::is_same_v<std::decay_t<decltype(x)>, DecisionMade>) tick_event(w, x);
+  }, e);
 }
 
 void payload(MsgpackWriter& w, const TickStarted& p) {
@@ -295,13 +304,19 @@ void payload(MsgpackWriter& w, const DecisionReviewed& p) { through_json(w, enco
 
 }  // namespace
 
-void write_event_value(const Event& event, std::vector<std::uint8_t>& out) {
+void write_event_value(const Event& event, std::vector<std::uint8_t>& out, int payload_schema) {
   MsgpackWriter w(out);
   w.map(5);
   w.string("model");
   optional_model_key(w, event_model_of(event.payload));
   w.string("payload");
-  std::visit([&](const auto& p) { payload(w, p); }, event.payload);
+  if (const auto* e = std::get_if<TickEvent>(&event.payload)) {
+    payload(w, *e, payload_schema);
+  } else {
+    std::visit([&](const auto& p) {
+      if constexpr (!std::is_same_v<std::decay_t<decltype(p)>, TickEvent>) payload(w, p);
+    }, event.payload);
+  }
   w.string("schema");
   w.integer(kEventValueSchema);
   w.string("time_s");

@@ -91,6 +91,36 @@ TEST_CASE("capstan replay verify passes across a daemon restart, from the empty 
   std::filesystem::remove_all(data);
 }
 
+TEST_CASE("a store written before decisions' compact layout verifies, and again once the daemon resumed on it") {
+  // main at 128590d wrote decisions as schema 1's objects (tests/data/stores/README.md):
+  // verify writes each recomputed decision in the recorded one's layout.
+  const std::string data = test_dir("schema1");
+  std::filesystem::copy(std::string(CAPSTAN_SOURCE_DIR) + "/tests/data/stores/main-128590d", data);
+  auto verified = run_binary("replay verify --data " + data, 60);
+  INFO(verified.stdout_text + verified.stderr_text);
+  CHECK(verified.exit_status == 0);
+  CHECK_THAT(verified.stdout_text, Catch::Contains("152 compared, 152 match bit for bit (100.0000%)"));
+  CHECK_THAT(verified.stdout_text, Catch::Contains("decision             50 / 50"));
+  for (const char* command : {"replay timeline --format json", "replay explain --at 720 --model sim/meta-llama/Llama-2-70b-hf"}) {
+    const auto shown = run_binary(std::string(command) + " --data " + data, 60);
+    INFO(command << ": " << shown.stderr_text);
+    CHECK(shown.exit_status == 0);
+    CHECK_THAT(shown.stdout_text, Catch::Contains("hold at 7, wanted 5: last change 120 s ago, scale-down cooldown 300 s"));
+  }
+  // Resumed by this build to the trace's end: five more ticks, their decisions in the
+  // compact layout beside the older ones.
+  const auto resumed = run_binary("run --clock virtual --config " + std::string(CAPSTAN_SOURCE_DIR) +
+                                      "/ops/examples/capstan.yaml --data-dir " + data + " --max-ticks 40",
+                                  120);
+  REQUIRE(resumed.exit_status == 0);
+  REQUIRE_THAT(resumed.stderr_text, Catch::Contains("resumed from"));
+  verified = run_binary("replay verify --data " + data, 60);
+  CHECK(verified.exit_status == 0);
+  CHECK_THAT(verified.stdout_text, Catch::Contains("OK: every recomputed event matches"));
+  CHECK_THAT(verified.stdout_text, Catch::Contains("decision             60 / 60"));
+  std::filesystem::remove_all(data);
+}
+
 TEST_CASE("capstan replay verify exits 1 naming the altered decision with both values") {
   const std::string copy = test_dir("altered");
   std::uint64_t altered = 0;
