@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "domain/codec/compact_layout.hpp"
 #include "domain/codec/field_reader.hpp"
 #include "domain/codec/msgpack_reader.hpp"
 #include "domain/codec/msgpack_writer.hpp"
@@ -17,6 +18,8 @@ namespace capstan {
 namespace {
 
 using nlohmann::json;
+using compact_layout::element;
+using compact_layout::float_exact;
 
 // Element positions, frozen with the layout.
 enum PayloadAt : std::size_t { kSchemaAt, kVariantAt, kCurrentAt, kTargetAt, kReasonAt, kPayloadSize };
@@ -28,8 +31,6 @@ constexpr std::size_t kTextAt = 1, kTextReasonSize = 2;
 json tag_or_name(std::optional<int> tag, std::string_view name) {
   return tag ? json(*tag) : json(std::string(name));
 }
-
-json float_exact(double v) { return std::isnan(v) ? std::numeric_limits<double>::quiet_NaN() : v; }
 
 json encode_reason(const Reason& r) {
   const json code = tag_or_name(reason_tags::code_tag(r.code), to_string(r.code));
@@ -51,14 +52,6 @@ json encode_reason(const Reason& r) {
   json causes = json::array();
   for (const Reason& c : r.causes()) causes.push_back(encode_reason(c));
   return json::array({code, tag_or_name(reason_tags::kind_tag(r.kind()), r.kind()), std::move(figures), std::move(causes)});
-}
-
-// Element `i` of an array under the element's own name.
-FieldReader element(const FieldReader& array, std::size_t i, const char* name) {
-  if (!array.json().is_array()) array.fail("must be an array");
-  const std::string path = array.path() + "." + name;
-  if (i >= array.json().size()) throw CodecError(path + " is missing");
-  return FieldReader(array.json()[i], path);
 }
 
 void expect_size(const FieldReader& array, std::size_t n, const char* what) {
@@ -198,13 +191,8 @@ json encode_decision_compact(const Decision& d) {
 }
 
 Decision read_decision_compact(const FieldReader& payload, const ModelKey& model) {
-  if (!payload.json().is_array()) payload.fail("must be an array (a decision of schema 2)");
-  const FieldReader schema = element(payload, kSchemaAt, "schema");
-  if (schema.integer() != kDecisionLayoutSchema) {
-    throw CodecError(schema.path() + " " + std::to_string(schema.integer()) +
-                     " is not a decision layout this build reads (1 or 2)");
-  }
-  expect_size(payload, kPayloadSize, "schema, variant, current_replicas, target_replicas, reason");
+  compact_layout::expect_layout(payload, kDecisionLayoutSchema, "decision", kPayloadSize,
+                                "schema, variant, current_replicas, target_replicas, reason");
   Decision d;
   d.model = model;
   d.variant = element(payload, kVariantAt, "variant").string();
