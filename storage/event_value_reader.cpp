@@ -7,6 +7,7 @@
 #include "domain/codec/decision_msgpack.hpp"
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/msgpack_reader.hpp"
+#include "domain/codec/sizing_msgpack.hpp"
 #include "domain/codec/tick_input_msgpack.hpp"
 
 namespace capstan::storage {
@@ -152,7 +153,11 @@ ColdStartLearned cold_start_learned(MsgpackReader& r) {
   return e;
 }
 
-ForecastMade forecast(MsgpackReader& r) {
+ForecastMade forecast(MsgpackReader& r, const std::optional<ModelKey>& model) {
+  if (r.next_is_array()) {
+    if (!model) throw MsgpackMismatch();
+    return read_forecast_msgpack(r, *model);
+  }
   ForecastMade e;
   r.map(8);
   r.key("candidates");
@@ -179,7 +184,11 @@ ForecastMade forecast(MsgpackReader& r) {
   return e;
 }
 
-CapacitySized capacity(MsgpackReader& r) {
+CapacitySized capacity(MsgpackReader& r, const std::optional<ModelKey>& model) {
+  if (r.next_is_array()) {
+    if (!model) throw MsgpackMismatch();
+    return read_capacity_msgpack(r, *model);
+  }
   CapacitySized e;
   r.map(11);
   r.key("bound");
@@ -325,11 +334,11 @@ ConfigRejected config_rejected(MsgpackReader& r) {
 Payload payload(std::string_view type_name, MsgpackReader& r, const std::optional<ModelKey>& model) {
   if (type_name == "observation") return ObservationRecorded{read_model_tick_input_msgpack(r)};
   if (type_name == "params_learned") return TickEvent{params_learned(r)};
-  if (type_name == "capacity") return TickEvent{capacity(r)};
+  if (type_name == "capacity") return TickEvent{capacity(r, model)};
   if (type_name == "decision") return TickEvent{decision(r, model)};
   if (type_name == "actuation") return actuation(r);
   if (type_name == "stage") return TickEvent{stage(r)};
-  if (type_name == "forecast") return TickEvent{forecast(r)};
+  if (type_name == "forecast") return TickEvent{forecast(r, model)};
   if (type_name == "cold_start_learned") return TickEvent{cold_start_learned(r)};
   if (type_name == "tick") return tick(r);
   if (type_name == "incident") return incident(r);

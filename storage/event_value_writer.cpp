@@ -3,6 +3,7 @@
 #include "domain/codec/decision_msgpack.hpp"
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/msgpack_writer.hpp"
+#include "domain/codec/sizing_msgpack.hpp"
 #include "domain/codec/tick_input_msgpack.hpp"
 
 namespace capstan::storage {
@@ -139,6 +140,8 @@ void tick_event(MsgpackWriter& w, const ColdStartLearned& e) {
   w.string(e.variant.variant);
 }
 
+// Schema 1's objects of forecast, capacity and decision, written until their compact
+// layouts; for `replay verify` of the stores written then.
 void tick_event(MsgpackWriter& w, const ForecastMade& e) {
   w.map(8);
   w.string("candidates");
@@ -213,8 +216,6 @@ void tick_event(MsgpackWriter& w, const StageApplied& e) {
   w.string(e.variant);
 }
 
-// Schema 1's object, written until the compact layout; for `replay verify` of the
-// stores written then.
 void decision_schema1(MsgpackWriter& w, const DecisionMade& e) {
   const Decision& d = e.decision;
   w.map(3);
@@ -233,13 +234,20 @@ void decision_schema1(MsgpackWriter& w, const DecisionMade& e) {
   schema_and_type(w, "decision");
 }
 
+// A type with a compact layout in it unless schema 1 is asked for.
 void payload(MsgpackWriter& w, const TickEvent& e, int payload_schema) {
-  if (const auto* d = std::get_if<DecisionMade>(&e)) {
-    if (payload_schema == 1) return decision_schema1(w, *d);
-    return write_decision_msgpack(w, d->decision);
-  }
+  const bool schema1 = payload_schema == 1;
   std::visit([&](const auto& x) {
-    if constexpr (!std::is_same_v<std::decay_t<decltype(x)>, DecisionMade>) tick_event(w, x);
+    using X = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<X, DecisionMade>) {
+      schema1 ? decision_schema1(w, x) : write_decision_msgpack(w, x.decision);
+    } else if constexpr (std::is_same_v<X, ForecastMade>) {
+      schema1 ? tick_event(w, x) : write_forecast_msgpack(w, x);
+    } else if constexpr (std::is_same_v<X, CapacitySized>) {
+      schema1 ? tick_event(w, x) : write_capacity_msgpack(w, x);
+    } else {
+      tick_event(w, x);
+    }
   }, e);
 }
 

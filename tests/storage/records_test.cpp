@@ -129,13 +129,15 @@ TEST_CASE("the direct reader takes every type but the configuration") {
 }
 
 TEST_CASE("the direct reader and the JSON tree read every type to the same values") {
-  // A member the writer never writes (in an object), or a count written as a float (in
-  // a compact layout's array), sends the same record through the tree.
+  // A member the writer never writes (in an object), or a count written as a float or a
+  // whole double as an integer (in a compact layout's array: its third element is one
+  // or the other in every layout), sends the same record through the tree.
   for (const Event& e : one_of_each_event()) {
     const std::string direct = encode_event_value(e);
     json document = encode_event_document(e);
     if (document["payload"].is_array()) {
-      document["payload"][2] = document["payload"][2].get<double>();
+      json& number = document["payload"][2];
+      number = number.is_number_float() ? json(static_cast<std::int64_t>(number.get<double>())) : json(number.get<double>());
       const std::string altered = from_document(document);
       REQUIRE_THROWS_AS(read_event_value(5, std::span(reinterpret_cast<const std::uint8_t*>(altered.data()), altered.size())),
                         MsgpackMismatch);
@@ -192,6 +194,24 @@ TEST_CASE("a decision is stored in its compact layout, schema 2, and reads back 
   const auto old = decode_event_value(4, std::string(schema1.begin(), schema1.end()));
   REQUIRE(old.ok());
   CHECK(encode_event_value(*old) == value);
+}
+
+TEST_CASE("forecasts and capacity events are stored in their compact layouts, and schema 1 is written when asked") {
+  for (const std::size_t i : {std::size_t{9}, std::size_t{10}}) {
+    const Event e = one_of_each_event()[i];
+    const std::string value = encode_event_value(e);
+    INFO(event_type(e.payload));
+    CHECK(payload_schema(std::span(reinterpret_cast<const std::uint8_t*>(value.data()), value.size())) == 2);
+    CHECK(value.find("lambda_star_rps") == std::string::npos);
+    CHECK(value.find("recent_error") == std::string::npos);
+    std::vector<std::uint8_t> schema1;
+    write_event_value(e, schema1, 1);
+    CHECK(payload_schema(schema1) == 1);
+    CHECK(value.size() * 2 < schema1.size());
+    const auto old = decode_event_value(4, std::string(schema1.begin(), schema1.end()));
+    REQUIRE(old.ok());
+    CHECK(encode_event_value(*old) == value);
+  }
 }
 
 TEST_CASE("a decision payload of an unknown schema is refused naming the payload's schema and the seq") {
