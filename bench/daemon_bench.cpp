@@ -126,6 +126,12 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
                   static_cast<double>(count.second) / static_cast<double>(count.first));
     }
     std::printf("\n");
+    if (auto snapshots = store.value()->latest_snapshots(); snapshots.ok()) {
+      std::size_t snapshot_bytes = 0;
+      for (const storage::Snapshot& snapshot : snapshots.value()) snapshot_bytes += snapshot.bytes.size();
+      std::printf("%29s  the newest snapshots: %.2f MB (%zu)\n", "", static_cast<double>(snapshot_bytes) / 1e6,
+                  snapshots.value().size());
+    }
   }
   std::filesystem::remove_all(dir);
 }
