@@ -1,6 +1,7 @@
 #include "actors/resume.hpp"
 
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <exception>
 #include <mutex>
@@ -11,6 +12,8 @@
 #include "actors/message_codec.hpp"
 #include "domain/codec/field_reader.hpp"
 #include "domain/codec/tick_input_codec.hpp"
+#include "storage/event_value_reader.hpp"
+#include "storage/event_value_writer.hpp"
 
 namespace capstan::actors {
 
@@ -313,14 +316,24 @@ Result<Resumed> resume(const storage::EventStore& store, const TickPolicy& polic
                             " or on another --data-dir");
   Resumed out;
   out.snapshot_seq = s.snapshot_seq;
+  std::vector<std::uint8_t> again;
   auto folded = fold_recorded(store, policy, s, {}, [&](RecordedTick& t, const TickResult& r, const ConfigUpdate&) {
     std::size_t recorded = 0;
     bool same = true;
     for (const RecordedEvent& e : t.events) {
       if (e.type != "decision") continue;
-      auto event = e.decoded();
-      const auto* d = event.ok() ? std::get_if<DecisionMade>(&event.value()) : nullptr;
-      same = same && d != nullptr && recorded < r.decisions.size() && r.decisions[recorded] == d->decision;
+      // Compared as `replay verify` compares: the recomputed decision written in the
+      // recorded one's layout, against its bytes. Decoding the recorded one would render
+      // its reason's sentence again (a compact decision stores none), ten times the cost.
+      if (same && recorded < r.decisions.size()) {
+        const auto* stored = reinterpret_cast<const std::uint8_t*>(e.value.data());
+        again.clear();
+        storage::write_event_value({e.seq, e.time_s, TickEvent{DecisionMade{r.decisions[recorded]}}}, again,
+                                   storage::payload_schema(std::span(stored, e.value.size())));
+        same = again.size() == e.value.size() && std::memcmp(again.data(), stored, again.size()) == 0;
+      } else {
+        same = false;
+      }
       ++recorded;
     }
     if (!same || recorded != r.decisions.size()) ++out.mismatched_decisions;

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,6 +103,36 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
   };
   std::printf("%29s  observed at %.1f ms, planned at %.1f ms, durable at %.1f ms, done at %.1f ms (medians)\n", "",
               median(observed), median(planned), median(durable), median(finished));
+  // A tick's stored bytes by event type: the values of tick 21 (the first timed one).
+  if (store.ok()) {
+    std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> by_type;  // type -> events, bytes
+    std::uint64_t ticks_seen = 0, total = 0;
+    (void)store.value()->for_each_value({}, [&](std::uint64_t seq, std::string_view value) {
+      auto header = storage::decode_event_header(seq, value);
+      if (!header.ok()) return false;
+      if (header.value().type == "tick" && ++ticks_seen > 21) return false;
+      if (ticks_seen == 21) {
+        auto& [n, bytes] = by_type[header.value().type];
+        ++n;
+        bytes += value.size();
+        total += value.size();
+      }
+      return true;
+    });
+    std::printf("%29s  tick 21's values: %.2f MB;", "", static_cast<double>(total) / 1e6);
+    for (const auto& [type, count] : by_type) {
+      std::printf(" %s %.3f MB (%llu x %.0f B)", type.c_str(), static_cast<double>(count.second) / 1e6,
+                  static_cast<unsigned long long>(count.first),
+                  static_cast<double>(count.second) / static_cast<double>(count.first));
+    }
+    std::printf("\n");
+    if (auto snapshots = store.value()->latest_snapshots(); snapshots.ok()) {
+      std::size_t snapshot_bytes = 0;
+      for (const storage::Snapshot& snapshot : snapshots.value()) snapshot_bytes += snapshot.bytes.size();
+      std::printf("%29s  the newest snapshots: %.2f MB (%zu)\n", "", static_cast<double>(snapshot_bytes) / 1e6,
+                  snapshots.value().size());
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 

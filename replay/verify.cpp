@@ -5,6 +5,7 @@
 
 #include "domain/policies/policy.hpp"
 #include "replay/parallel_for.hpp"
+#include "storage/event_value_reader.hpp"
 #include "storage/event_value_writer.hpp"
 
 namespace capstan::replay {
@@ -93,10 +94,14 @@ Result<VerifyReport> verify(const storage::EventStore& store, const ReplayRange&
           ++report.events_compared;
           bool same = rec != nullptr && again != nullptr;
           if (same) {
-            // The recomputed event encoded as the daemon stored it, against the stored
-            // bytes themselves: the recorded value is never decoded unless it differs.
+            // The recomputed event encoded as the daemon stored it, in the layout the
+            // recorded one was written in (a store written before decisions' compact
+            // layout verifies too), against the stored bytes themselves: the recorded
+            // value is never decoded unless it differs.
             recomputed_bytes.clear();
-            storage::write_event_value(*again, recomputed_bytes);
+            const auto* stored = reinterpret_cast<const std::uint8_t*>(rec->value.data());
+            storage::write_event_value(*again, recomputed_bytes,
+                                       storage::payload_schema(std::span(stored, rec->value.size())));
             // memcmp, not std::equal over a char and a byte per element: that loop was a
             // twentieth of verify's instructions.
             same = recomputed_bytes.size() == rec->value.size() &&

@@ -3,8 +3,9 @@
 // from the state just before the range (replay_start.hpp), and compares every event the
 // driver recomputes (params_learned, cold_start_learned, forecast, capacity, stage,
 // decision) with the recorded one by its stored bytes: the MessagePack value of the
-// recomputed event, stamped with the recorded time, must equal the recorded value's,
-// so a NaN matches a NaN and 0.0 does not match -0.0. What makes this hold is in
+// recomputed event, stamped with the recorded time and written in the recorded payload's
+// schema (a store written before the compact layouts verifies too), must equal the
+// recorded value's, so a NaN matches a NaN and 0.0 does not match -0.0. What makes this hold is in
 // replay/README.md.
 #pragma once
 

@@ -4,8 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "domain/codec/decision_msgpack.hpp"
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/msgpack_reader.hpp"
+#include "domain/codec/sizing_msgpack.hpp"
 #include "domain/codec/tick_input_msgpack.hpp"
 
 namespace capstan::storage {
@@ -151,7 +153,11 @@ ColdStartLearned cold_start_learned(MsgpackReader& r) {
   return e;
 }
 
-ForecastMade forecast(MsgpackReader& r) {
+ForecastMade forecast(MsgpackReader& r, const std::optional<ModelKey>& model) {
+  if (r.next_is_array()) {
+    if (!model) throw MsgpackMismatch();
+    return read_forecast_msgpack(r, *model);
+  }
   ForecastMade e;
   r.map(8);
   r.key("candidates");
@@ -178,7 +184,11 @@ ForecastMade forecast(MsgpackReader& r) {
   return e;
 }
 
-CapacitySized capacity(MsgpackReader& r) {
+CapacitySized capacity(MsgpackReader& r, const std::optional<ModelKey>& model) {
+  if (r.next_is_array()) {
+    if (!model) throw MsgpackMismatch();
+    return read_capacity_msgpack(r, *model);
+  }
   CapacitySized e;
   r.map(11);
   r.key("bound");
@@ -235,7 +245,13 @@ StageApplied stage(MsgpackReader& r) {
   return e;
 }
 
-DecisionMade decision(MsgpackReader& r) {
+// Schema 1's object, or schema 2's array (decision_msgpack.hpp), whose model is the
+// envelope's.
+DecisionMade decision(MsgpackReader& r, const std::optional<ModelKey>& model) {
+  if (r.next_is_array()) {
+    if (!model) throw MsgpackMismatch();
+    return {read_decision_msgpack(r, *model)};
+  }
   DecisionMade e;
   Decision& d = e.decision;
   r.map(3);
@@ -315,14 +331,14 @@ ConfigRejected config_rejected(MsgpackReader& r) {
   return p;
 }
 
-Payload payload(std::string_view type_name, MsgpackReader& r) {
+Payload payload(std::string_view type_name, MsgpackReader& r, const std::optional<ModelKey>& model) {
   if (type_name == "observation") return ObservationRecorded{read_model_tick_input_msgpack(r)};
   if (type_name == "params_learned") return TickEvent{params_learned(r)};
-  if (type_name == "capacity") return TickEvent{capacity(r)};
-  if (type_name == "decision") return TickEvent{decision(r)};
+  if (type_name == "capacity") return TickEvent{capacity(r, model)};
+  if (type_name == "decision") return TickEvent{decision(r, model)};
   if (type_name == "actuation") return actuation(r);
   if (type_name == "stage") return TickEvent{stage(r)};
-  if (type_name == "forecast") return TickEvent{forecast(r)};
+  if (type_name == "forecast") return TickEvent{forecast(r, model)};
   if (type_name == "cold_start_learned") return TickEvent{cold_start_learned(r)};
   if (type_name == "tick") return tick(r);
   if (type_name == "incident") return incident(r);
@@ -354,11 +370,26 @@ Event read_event_value(std::uint64_t seq, std::span<const std::uint8_t> bytes) {
   if (!r.at_end()) throw MsgpackMismatch();
 
   MsgpackReader p(bytes.subspan(payload_at, payload_end - payload_at));
-  event.payload = payload(type_name, p);
+  event.payload = payload(type_name, p, model);
   const ModelKey* payload_model = event_model_of(event.payload);
   const bool same_model = payload_model ? model && *model == *payload_model : !model;
   if (!p.at_end() || !same_model) throw MsgpackMismatch();
   return event;
+}
+
+int payload_schema(std::span<const std::uint8_t> bytes) {
+  try {
+    MsgpackReader r(bytes);
+    r.map(5);
+    r.key("model");
+    r.skip();
+    r.key("payload");
+    if (!r.next_is_array()) return 1;
+    r.array();
+    return static_cast<int>(r.integer());
+  } catch (const MsgpackMismatch&) {
+    return 0;
+  }
 }
 
 }  // namespace capstan::storage

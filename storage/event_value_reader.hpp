@@ -20,4 +20,11 @@ namespace capstan::storage {
 
 Event read_event_value(std::uint64_t seq, std::span<const std::uint8_t> bytes);
 
+// The schema of a stored value's payload, as its writer laid it out: the first element
+// of a compact layout's array (a decision, forecast or capacity of schema 2), 1 for an
+// object (every type's
+// first layout), 0 for bytes that are no value of the writer's envelope. `replay verify`
+// writes a recomputed event in the recorded one's schema (event_value_writer.hpp).
+int payload_schema(std::span<const std::uint8_t> bytes);
+
 }  // namespace capstan::storage

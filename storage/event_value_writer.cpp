@@ -1,7 +1,9 @@
 #include "storage/event_value_writer.hpp"
 
+#include "domain/codec/decision_msgpack.hpp"
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/msgpack_writer.hpp"
+#include "domain/codec/sizing_msgpack.hpp"
 #include "domain/codec/tick_input_msgpack.hpp"
 
 namespace capstan::storage {
@@ -138,6 +140,8 @@ void tick_event(MsgpackWriter& w, const ColdStartLearned& e) {
   w.string(e.variant.variant);
 }
 
+// Schema 1's objects of forecast, capacity and decision, written until their compact
+// layouts; for `replay verify` of the stores written then.
 void tick_event(MsgpackWriter& w, const ForecastMade& e) {
   w.map(8);
   w.string("candidates");
@@ -212,7 +216,7 @@ void tick_event(MsgpackWriter& w, const StageApplied& e) {
   w.string(e.variant);
 }
 
-void tick_event(MsgpackWriter& w, const DecisionMade& e) {
+void decision_schema1(MsgpackWriter& w, const DecisionMade& e) {
   const Decision& d = e.decision;
   w.map(3);
   w.string("decision");
@@ -230,8 +234,21 @@ void tick_event(MsgpackWriter& w, const DecisionMade& e) {
   schema_and_type(w, "decision");
 }
 
-void payload(MsgpackWriter& w, const TickEvent& e) {
-  std::visit([&](const auto& x) { tick_event(w, x); }, e);
+// A type with a compact layout in it unless schema 1 is asked for.
+void payload(MsgpackWriter& w, const TickEvent& e, int payload_schema) {
+  const bool schema1 = payload_schema == 1;
+  std::visit([&](const auto& x) {
+    using X = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<X, DecisionMade>) {
+      schema1 ? decision_schema1(w, x) : write_decision_msgpack(w, x.decision);
+    } else if constexpr (std::is_same_v<X, ForecastMade>) {
+      schema1 ? tick_event(w, x) : write_forecast_msgpack(w, x);
+    } else if constexpr (std::is_same_v<X, CapacitySized>) {
+      schema1 ? tick_event(w, x) : write_capacity_msgpack(w, x);
+    } else {
+      tick_event(w, x);
+    }
+  }, e);
 }
 
 void payload(MsgpackWriter& w, const TickStarted& p) {
@@ -295,13 +312,19 @@ void payload(MsgpackWriter& w, const DecisionReviewed& p) { through_json(w, enco
 
 }  // namespace
 
-void write_event_value(const Event& event, std::vector<std::uint8_t>& out) {
+void write_event_value(const Event& event, std::vector<std::uint8_t>& out, int payload_schema) {
   MsgpackWriter w(out);
   w.map(5);
   w.string("model");
   optional_model_key(w, event_model_of(event.payload));
   w.string("payload");
-  std::visit([&](const auto& p) { payload(w, p); }, event.payload);
+  if (const auto* e = std::get_if<TickEvent>(&event.payload)) {
+    payload(w, *e, payload_schema);
+  } else {
+    std::visit([&](const auto& p) {
+      if constexpr (!std::is_same_v<std::decay_t<decltype(p)>, TickEvent>) payload(w, p);
+    }, event.payload);
+  }
   w.string("schema");
   w.integer(kEventValueSchema);
   w.string("time_s");

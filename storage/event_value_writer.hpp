@@ -8,6 +8,12 @@
 // double as a float, NaN and the infinities as tokens). The observation's payload, one
 // per model, and the configuration's opaque documents go through their trees.
 // tests/storage/records_test.cpp compares the two on every type.
+//
+// A decision's, a forecast's and a capacity event's payloads are written in their
+// compact layouts, schema 2 (domain/codec/decision_msgpack.hpp, sizing_msgpack.hpp), or
+// in schema 1 when asked: `replay verify`
+// compares a recomputed event with a stored one in the layout the stored one was
+// written in (payload_schema, event_value_reader.hpp).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +23,12 @@
 
 namespace capstan::storage {
 
-// Appends the value's bytes to `out`.
-void write_event_value(const Event& event, std::vector<std::uint8_t>& out);
+// The schema a payload is written in: its type's newest, or one given.
+inline constexpr int kNewestPayloadSchema = 0;
+
+// Appends the value's bytes to `out`, the payload in `payload_schema` where its type has
+// more than one layout (decision, forecast, capacity: 1 or 2; the newest for any other
+// number).
+void write_event_value(const Event& event, std::vector<std::uint8_t>& out, int payload_schema = kNewestPayloadSchema);
 
 }  // namespace capstan::storage

@@ -4,8 +4,10 @@
 #include <span>
 #include <type_traits>
 
+#include "domain/codec/decision_msgpack.hpp"
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/field_reader.hpp"
+#include "domain/codec/sizing_msgpack.hpp"
 #include "domain/codec/msgpack_reader.hpp"
 #include "domain/codec/tick_input_codec.hpp"
 #include "storage/event_value_reader.hpp"
@@ -67,6 +69,27 @@ json encode_payload(const Payload& payload) {
   return std::visit([](const auto& p) { return encode_payload(p); }, payload);
 }
 
+// The payload as stored: a decision, forecast or capacity event in its compact layout
+// (decision_msgpack.hpp, sizing_msgpack.hpp), every other type as its JSON form.
+json stored_payload(const Payload& payload) {
+  if (const auto* e = std::get_if<TickEvent>(&payload)) {
+    if (const auto* d = std::get_if<DecisionMade>(e)) return encode_decision_compact(d->decision);
+    if (const auto* f = std::get_if<ForecastMade>(e)) return encode_forecast_compact(*f);
+    if (const auto* c = std::get_if<CapacitySized>(e)) return encode_capacity_compact(*c);
+  }
+  return encode_payload(payload);
+}
+
+// A compact layout's payload (an array) of a type that has one, for the envelope's model.
+std::optional<TickEvent> read_compact(const std::string& name, const FieldReader& r, const FieldReader& model) {
+  if (name != "decision" && name != "forecast" && name != "capacity") return std::nullopt;
+  const std::optional<ModelKey> key = read_optional_model(model);
+  if (!key) model.fail("must name the model of a " + name + " of schema 2");
+  if (name == "decision") return TickEvent{DecisionMade{read_decision_compact(r, *key)}};
+  if (name == "forecast") return TickEvent{read_forecast_compact(r, *key)};
+  return TickEvent{read_capacity_compact(r, *key)};
+}
+
 // A record embedded with its own schema, read by the codec that owns it; its error is
 // carried into ours under the payload's name.
 template <class T>
@@ -75,8 +98,11 @@ T read_embedded(const FieldReader& payload, Result<T> decoded) {
   return std::move(decoded).value();
 }
 
-Payload read_payload(const FieldReader& type, const FieldReader& r) {
+Payload read_payload(const FieldReader& type, const FieldReader& r, const FieldReader& model) {
   const std::string name = type.string();
+  if (r.json().is_array()) {
+    if (auto compact = read_compact(name, r, model)) return std::move(*compact);
+  }
   if (name == "tick") {
     return TickStarted{r.at("tick").unsigned64(), r.at("now_s").number(), r.at("interval_s").number()};
   }
@@ -106,6 +132,7 @@ Payload read_payload(const FieldReader& type, const FieldReader& r) {
   if (name == "incident") return Incident{read_optional_model(r.at("model")), r.at("kind").string(), r.at("detail").string()};
   for (const char* tick_type : {"params_learned", "cold_start_learned", "forecast", "capacity", "stage", "decision"}) {
     if (name != tick_type) continue;
+    if (r.json().is_array()) type.fail("does not match the payload's type (no compact layout)");
     TickEvent event = read_embedded(r, decode_event(r.json()));
     if (name != capstan::event_type(event)) type.fail("does not match the payload's type");
     return event;
@@ -170,7 +197,7 @@ json encode_event_document(const Event& event) {
           {"type", event_type(event.payload)},
           {"time_s", encode_number(event.time_s)},
           {"model", encode_optional_model(event_model(event.payload))},
-          {"payload", encode_payload(event.payload)}};
+          {"payload", stored_payload(event.payload)}};
 }
 
 std::string encode_event_value(const Event& event) {
@@ -192,7 +219,7 @@ Result<Event> decode_event_value(std::uint64_t seq, std::string_view bytes) {
     Event event;
     event.seq = seq;
     event.time_s = r.at("time_s").number();
-    event.payload = read_payload(r.at("type"), r.at("payload"));
+    event.payload = read_payload(r.at("type"), r.at("payload"), r.at("model"));
     return event;
   });
 }

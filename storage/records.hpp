@@ -10,6 +10,12 @@
 // others are laid out below. `model` and `type` are copies of what the payload says,
 // kept in the envelope so that a filter reads them without decoding the payload.
 //
+// A decision's, a forecast's and a capacity event's payloads are written in their
+// compact layouts, schema 2 (an array without the model and type, which they take from
+// the envelope; domain/codec/decision_msgpack.hpp, sizing_msgpack.hpp); schema 1's
+// objects, written before, read as they always did. The export line (event_to_json)
+// shows each as schema 1's object, whatever its stored layout.
+//
 // Doubles read back bit for bit (NaN and the infinities as the codecs' tokens). Type
 // names are frozen: add new types and fields, never rename. A reader refuses an unknown
 // schema or type naming the field ("event 42: schema 2 is not a version ...").
@@ -111,7 +117,7 @@ const ModelKey* event_model_of(const Payload& payload);
 
 // The stored value. Hot types (the tick's events, observations, actuations, tick) are
 // written straight with MsgpackWriter; every type gives the bytes of to_msgpack(encode_event_document(e)),
-// which a test checks.
+// which a test checks. Decision, forecast and capacity in their newest layouts (event_value_writer.hpp).
 std::string encode_event_value(const Event& event);
 // The same value through the JSON tree: the reference the direct writer must match.
 nlohmann::json encode_event_document(const Event& event);

@@ -12,6 +12,10 @@
 //   stage               model, variant, stage, before, after, code
 //   decision            decision (tick_input_codec.hpp's form)
 //
+// This is schema 1, the JSON form: what the export line and the actors' messages show,
+// and how the store kept every tick event until decisions, forecasts and capacity events
+// moved to their compact layouts (schema 2: decision_msgpack.hpp, sizing_msgpack.hpp).
+//
 // `model` is {ns, model_id} everywhere. Doubles read back bit for bit, NaN and the
 // infinities included (field_reader.hpp), so replay can compare a recomputed event with
 // a recorded one by value. Type names, stage names and reason codes are frozen: new

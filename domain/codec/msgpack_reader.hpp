@@ -31,6 +31,14 @@ class MsgpackReader {
   std::span<const std::uint8_t> bytes() const { return bytes_; }
 
   bool next_is_null() const { return pos_ < bytes_.size() && bytes_[pos_] == 0xC0; }
+  // The next value's family, for a layout whose element may be of more than one.
+  bool next_is_float() const { return pos_ < bytes_.size() && (bytes_[pos_] == 0xCA || bytes_[pos_] == 0xCB); }
+  bool next_is_string() const {
+    return pos_ < bytes_.size() && ((bytes_[pos_] & 0xE0) == 0xA0 || (bytes_[pos_] >= 0xD9 && bytes_[pos_] <= 0xDB));
+  }
+  bool next_is_array() const {
+    return pos_ < bytes_.size() && ((bytes_[pos_] & 0xF0) == 0x90 || bytes_[pos_] == 0xDC || bytes_[pos_] == 0xDD);
+  }
   void null() {
     if (take() != 0xC0) mismatch();
   }
@@ -98,6 +106,14 @@ class MsgpackReader {
     const std::int64_t v = integer();
     if (v < std::numeric_limits<int>::min() || v > std::numeric_limits<int>::max()) mismatch();
     return static_cast<int>(v);
+  }
+
+  // A float32 or float64 only.
+  double float_value() {
+    const std::uint8_t b = take();
+    if (b == 0xCA) return static_cast<double>(std::bit_cast<float>(big_endian<std::uint32_t>()));
+    if (b == 0xCB) return std::bit_cast<double>(big_endian<std::uint64_t>());
+    mismatch();
   }
 
   // A number of any form, or one of the tokens "nan", "inf", "-inf".

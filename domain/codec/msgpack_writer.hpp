@@ -86,6 +86,17 @@ class MsgpackWriter {
     float_number(v);
   }
 
+  // A double as a float, NaN included: every NaN as the one quiet NaN's 8 bytes, so that
+  // equal bytes still mean equal doubles (the compact layouts, which tell a double from
+  // a name by its MessagePack type and so cannot use the tokens).
+  void float_exact(double v) {
+    if (std::isnan(v)) {
+      byte(0xCB);
+      return big_endian(std::bit_cast<std::uint64_t>(std::numeric_limits<double>::quiet_NaN()));
+    }
+    float_number(v);
+  }
+
   // A finite double as nlohmann writes a number_float.
   void float_number(double v) {
     if (v >= static_cast<double>(std::numeric_limits<float>::lowest()) &&

@@ -5,11 +5,15 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <functional>
 
 #include "actors/resume.hpp"
 #include "daemon_fixture.hpp"
 #include "domain/codec/state_codec.hpp"
+#include "storage/event_value_reader.hpp"
 #include "storage/event_value_writer.hpp"
+#include "storage/store_test_support.hpp"
 
 namespace capstan {
 namespace {
@@ -130,4 +134,63 @@ TEST_CASE("a fold that reads ahead returns the error of a tick with no configura
 }
 
 }  // namespace
+namespace {
+
+// The store's decisions rewritten by `change` (a decoded event, and the layout to write
+// it in), straight into the events' column family, as another build would have written them.
+void rewrite_decisions(const std::string& dir, const std::function<int(storage::Event&)>& change) {
+  std::vector<std::pair<std::string, std::string>> values;
+  {
+    auto store = storage::EventStore::open_read_only(dir);
+    REQUIRE(store.ok());
+    REQUIRE(store.value()->for_each({}, [&](const storage::Event& e) {
+      if (storage::event_type(e.payload) != "decision") return true;
+      storage::Event copy = e;
+      const int schema = change(copy);
+      std::vector<std::uint8_t> bytes;
+      storage::write_event_value(copy, bytes, schema);
+      values.emplace_back(testing::seq_key(e.seq), std::string(bytes.begin(), bytes.end()));
+      return true;
+    }).ok());
+  }
+  REQUIRE(testing::put_raw(dir, "events", values));
+}
+
+std::uint64_t mismatched_after_resume(const std::string& dir) {
+  auto store = storage::EventStore::open_read_only(dir);
+  REQUIRE(store.ok());
+  auto resumed = actors::resume(*store.value(), *find_policy("hybrid").value());
+  REQUIRE(resumed.ok());
+  REQUIRE(resumed.value().folded_ticks == kTicks);
+  return resumed.value().mismatched_decisions;
+}
+
+}  // namespace
+
+TEST_CASE("a restart finds a recorded decision its fold decides otherwise, in the compact layout and in schema 1") {
+  TempDir copy("resume_decisions");
+  std::filesystem::copy(recorded_history(), copy.path);
+  const std::string dir = copy.path.string();
+  CHECK(mismatched_after_resume(dir) == 0);
+  // As a build before the compact layout wrote them: still the same decisions.
+  rewrite_decisions(dir, [](storage::Event&) { return 1; });
+  CHECK(mismatched_after_resume(dir) == 0);
+  // One decision of tick 7 recorded with another target, in either layout: one tick differs.
+  for (const int schema : {1, 2}) {
+    CAPTURE(schema);
+    TempDir altered("resume_decisions_altered");
+    std::filesystem::copy(recorded_history(), altered.path);
+    bool done = false;
+    rewrite_decisions(altered.path.string(), [&](storage::Event& e) {
+      auto& d = std::get<DecisionMade>(std::get<TickEvent>(e.payload)).decision;
+      if (!done && e.time_s >= 7 * 30) {
+        ++d.target_replicas;
+        done = true;
+      }
+      return schema;
+    });
+    CHECK(mismatched_after_resume(altered.path.string()) == 1);
+  }
+}
+
 }  // namespace capstan

@@ -8,6 +8,9 @@
 #include "adapters/spawned_binary.hpp"
 #include "replay/verify.hpp"
 #include "replay_test_support.hpp"
+#include "storage/event_value_reader.hpp"
+#include "storage/event_value_writer.hpp"
+#include "storage/store_test_support.hpp"
 
 namespace capstan::replay {
 namespace {
@@ -88,6 +91,101 @@ TEST_CASE("capstan replay verify passes across a daemon restart, from the empty 
   verified = run_binary("replay verify --data " + data + " --from 800", 60);
   CHECK(verified.exit_status == 0);
   CHECK_THAT(verified.stdout_text, Catch::Contains("from the snapshot at seq"));
+  std::filesystem::remove_all(data);
+}
+
+namespace {
+
+// Rewrites the store's decisions, forecasts and capacity events up to `to_seq` in
+// schema 1, as builds before their compact layouts wrote them; returns how many.
+std::size_t rewrite_in_schema1(const std::string& dir, std::uint64_t to_seq) {
+  std::vector<std::pair<std::string, std::string>> values;
+  {
+    auto store = storage::EventStore::open_read_only(dir);
+    REQUIRE(store.ok());
+    storage::EventFilter filter;
+    filter.to_seq = to_seq;
+    auto read = store.value()->for_each_value(filter, [&](std::uint64_t seq, std::string_view value) {
+      if (storage::payload_schema(std::span(reinterpret_cast<const std::uint8_t*>(value.data()), value.size())) != 2) return true;
+      auto event = storage::decode_event_value(seq, value);
+      REQUIRE(event.ok());
+      std::vector<std::uint8_t> schema1;
+      storage::write_event_value(event.value(), schema1, 1);
+      values.emplace_back(seq_key(seq), std::string(schema1.begin(), schema1.end()));
+      return true;
+    });
+    REQUIRE(read.ok());
+  }
+  REQUIRE(put_raw(dir, "events", values));
+  return values.size();
+}
+
+}  // namespace
+
+TEST_CASE("a history whose decisions, forecasts and capacity events are stored in schema 1 verifies, whole or from halfway") {
+  // As a build before the compact layouts wrote it, or as such a build started and this
+  // one continued: verify writes each recomputed event in the recorded one's layout. The
+  // history is this build's own, rewritten, so that the check is of the layouts alone: a
+  // store an older build wrote (tests/data/stores/) diverges where the policies have
+  // changed since, as it should.
+  for (const bool halfway : {false, true}) {
+    CAPTURE(halfway);
+    const std::string data = test_dir(halfway ? "schema1_half" : "schema1");
+    std::filesystem::copy(recorded_history(), data);
+    std::uint64_t last = 0;
+    {
+      auto store = storage::EventStore::open_read_only(data);
+      REQUIRE(store.ok());
+      last = store.value()->last_sequence();
+    }
+    const std::size_t rewritten = rewrite_in_schema1(data, halfway ? last / 2 : last);
+    CHECK(rewritten > 30);
+    const auto verified = run_binary("replay verify --data " + data, 60);
+    INFO(verified.stdout_text + verified.stderr_text);
+    CHECK(verified.exit_status == 0);
+    CHECK_THAT(verified.stdout_text, Catch::Contains("OK: every recomputed event matches"));
+    // What was verified held decisions of both layouts (halfway) or of schema 1 only.
+    auto store = storage::EventStore::open_read_only(data);
+    REQUIRE(store.ok());
+    std::map<int, std::size_t> decisions_by_schema;
+    auto read = store.value()->for_each_value({}, [&](std::uint64_t seq, std::string_view value) {
+      auto header = storage::decode_event_header(seq, value);
+      REQUIRE(header.ok());
+      if (header.value().type == "decision") {
+        ++decisions_by_schema[storage::payload_schema(std::span(reinterpret_cast<const std::uint8_t*>(value.data()), value.size()))];
+      }
+      return true;
+    });
+    REQUIRE(read.ok());
+    CHECK(decisions_by_schema[1] > 0);
+    CHECK((decisions_by_schema[2] > 0) == halfway);
+    std::filesystem::remove_all(data);
+  }
+}
+
+TEST_CASE("timeline, explain and export read a store main at 128590d wrote, and this build resumes on it") {
+  // Its decisions are schema 1's objects with their sentences (tests/data/stores/README.md).
+  const std::string data = test_dir("main_128590d");
+  std::filesystem::copy(std::string(CAPSTAN_SOURCE_DIR) + "/tests/data/stores/main-128590d", data);
+  for (const char* command : {"replay timeline --format json", "replay explain --at 720 --model sim/meta-llama/Llama-2-70b-hf"}) {
+    const auto shown = run_binary(std::string(command) + " --data " + data, 60);
+    INFO(command << ": " << shown.stderr_text);
+    CHECK(shown.exit_status == 0);
+    CHECK_THAT(shown.stdout_text, Catch::Contains("hold at 7, wanted 5: last change 120 s ago, scale-down cooldown 300 s"));
+  }
+  const auto exported = run_binary("replay export --out - --data " + data, 60);
+  CHECK(exported.exit_status == 0);
+  CHECK_THAT(exported.stdout_text, Catch::Contains("\"text\":\"hold at 7, wanted 5: last change 120 s ago"));
+  // Resumed by this build to the trace's end: five more ticks, their events in the compact
+  // layouts beside the older ones, and all of them read.
+  const auto resumed = run_binary("run --clock virtual --config " + std::string(CAPSTAN_SOURCE_DIR) +
+                                      "/ops/examples/capstan.yaml --data-dir " + data + " --max-ticks 40",
+                                  120);
+  REQUIRE(resumed.exit_status == 0);
+  REQUIRE_THAT(resumed.stderr_text, Catch::Contains("resumed from"));
+  const auto timeline = run_binary("replay timeline --format json --data " + data, 60);
+  CHECK(timeline.exit_status == 0);
+  CHECK_THAT(timeline.stderr_text + timeline.stdout_text, Catch::Contains("60 decisions"));
   std::filesystem::remove_all(data);
 }
 

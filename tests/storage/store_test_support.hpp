@@ -133,18 +133,24 @@ inline std::string seq_key(std::uint64_t seq) {
 }
 
 // Writes straight into a column family of a closed store, as a disk fault, another
-// program or another build would.
-inline bool put_raw(const std::string& dir, const std::string& family, const std::string& key, const std::string& value) {
+// program or another build would: each key's value, in one opening.
+inline bool put_raw(const std::string& dir, const std::string& family,
+                    const std::vector<std::pair<std::string, std::string>>& values) {
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const char* name : {"default", "events", "snapshots", "metadata"}) families.emplace_back(name, rocksdb::ColumnFamilyOptions());
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
   if (!rocksdb::DB::Open(rocksdb::DBOptions(), dir, families, &handles, &db).ok()) return false;
   const std::size_t index = family == "events" ? 1 : family == "snapshots" ? 2 : 3;
-  const bool ok = db->Put({}, handles[index], key, value).ok();
+  bool ok = true;
+  for (const auto& [key, value] : values) ok = ok && db->Put({}, handles[index], key, value).ok();
   for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
   delete db;
   return ok;
+}
+
+inline bool put_raw(const std::string& dir, const std::string& family, const std::string& key, const std::string& value) {
+  return put_raw(dir, family, {{key, value}});
 }
 
 }  // namespace capstan::testing
