@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "domain/codec/field_reader.hpp"
+
 namespace capstan::testing {
 
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -47,6 +49,18 @@ inline nlohmann::json wrong_type_for(const nlohmann::json& v) {
 // The error names the field exactly, not some longer path that ends with it.
 inline bool names_field(const std::string& message, const std::string& path) {
   return message.find(": " + path + " ") != std::string::npos || message.find(": " + path + ":") != std::string::npos;
+}
+
+// What a compact payload reader, called as read(FieldReader(payload, "payload"), model),
+// refuses `payload` with; "(accepted)" when it reads it.
+template <class Read, class Model>
+std::string compact_error_of(const nlohmann::json& payload, Read read, const Model& model) {
+  try {
+    read(FieldReader(payload, "payload"), model);
+  } catch (const CodecError& e) {
+    return e.what();
+  }
+  return "(accepted)";
 }
 
 }  // namespace capstan::testing

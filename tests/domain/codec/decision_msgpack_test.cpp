@@ -19,6 +19,7 @@
 #include "domain/codec/msgpack_writer.hpp"
 #include "domain/codec/reason_tags.hpp"
 #include "domain/codec/tick_input_codec.hpp"
+#include "domain/codec/codec_test_support.hpp"
 
 namespace capstan {
 namespace {
@@ -26,10 +27,10 @@ namespace {
 using nlohmann::json;
 
 const ModelKey kModel{"prod", "meta-llama/Llama-3.1-8B"};
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kNaN;
+using testing::kInf;
 
-std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+using testing::bits;
 
 // A hybrid decision as a stage leaves it: a kind and figures with tags, a cause with
 // its own figures, a figure name and a kind no table holds, doubles hard to round-trip,
@@ -89,14 +90,7 @@ void check_same_figures(const Reason& read, const Reason& written) {
   for (std::size_t i = 0; i < written.causes().size(); ++i) check_same_figures(read.causes()[i], written.causes()[i]);
 }
 
-std::string error_of(const json& payload) {
-  try {
-    read_decision_compact(FieldReader(payload, "payload"), kModel);
-  } catch (const CodecError& e) {
-    return e.what();
-  }
-  return "(accepted)";
-}
+std::string error_of(const json& payload) { return testing::compact_error_of(payload, read_decision_compact, kModel); }
 
 }  // namespace
 

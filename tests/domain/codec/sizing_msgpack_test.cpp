@@ -15,6 +15,7 @@
 #include "domain/codec/field_reader.hpp"
 #include "domain/codec/msgpack_reader.hpp"
 #include "domain/codec/msgpack_writer.hpp"
+#include "domain/codec/codec_test_support.hpp"
 
 namespace capstan {
 namespace {
@@ -22,11 +23,11 @@ namespace {
 using nlohmann::json;
 
 const ModelKey kModel{"prod", "meta-llama/Llama-3.1-8B"};
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using testing::kNaN;
+using testing::kInf;
 const double kPointThree = 0.1 + 0.2;
 
-std::uint64_t bits(double v) { return std::bit_cast<std::uint64_t>(v); }
+using testing::bits;
 
 ForecastMade forecast() { return {kModel, "holt", 360, kPointThree, -kInf, {{"constant", kNaN}, {"holt", -0.0}}}; }
 CapacitySized capacity() {
@@ -51,12 +52,7 @@ auto read_all(const std::vector<std::uint8_t>& bytes, Read read) {
 
 template <class Read>
 std::string error_of(const json& payload, Read read) {
-  try {
-    read(FieldReader(payload, "payload"), kModel);
-  } catch (const CodecError& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return testing::compact_error_of(payload, read, kModel);
 }
 
 }  // namespace
