@@ -41,7 +41,7 @@ constexpr std::size_t kItlWindows = 20;
 // Standard deviations of a tick's Poisson arrival count within which demand over what
 // supply is taken as noise (noise_credit).
 constexpr double kNoiseZ = 2;
-constexpr double kSteadyRateChange = 0.25;  // of the larger rate, tick to tick, for ITL evidence
+constexpr double kSteadyRateChange = 0.25;  // of the larger rate, tick to tick, for a steady window (load_change)
 
 // How long a rate the replicas served within the SLO stays a floor under the learned
 // capacity, and how far the request shape may have moved from the one it was served at:
