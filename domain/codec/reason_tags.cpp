@@ -54,15 +54,20 @@ constexpr std::string_view kFigures[] = {
     "predicted_ttft_ms", "max_prefill_per_decode", "scale_down_safe", "within_tolerance", "above", "ttft_correction",
     "itl_correction",};
 
+// A table's names to their tags. Each table builds its own once (kind_tag, figure_tag):
+// a function-local static inside a template over the table's size alone would be shared
+// by any two tables that happen to have the same length.
+using TagIndex = std::unordered_map<std::string_view, int>;
 template <std::size_t N>
-std::optional<int> tag_in(const std::string_view (&table)[N], std::string_view name) {
-  // Built once; a decision looks up about twenty names, a linear scan of a hundred
-  // strings each would cost more than writing the record.
-  static const std::unordered_map<std::string_view, int> index = [&] {
-    std::unordered_map<std::string_view, int> out;
-    for (std::size_t i = 0; i < N; ++i) out.emplace(table[i], static_cast<int>(i));
-    return out;
-  }();
+TagIndex index_of(const std::string_view (&table)[N]) {
+  TagIndex out;
+  for (std::size_t i = 0; i < N; ++i) out.emplace(table[i], static_cast<int>(i));
+  return out;
+}
+
+// A decision looks up about twenty names; a linear scan of a hundred strings each would
+// cost more than writing the record.
+std::optional<int> tag_in(const TagIndex& index, std::string_view name) {
   const auto it = index.find(name);
   return it == index.end() ? std::nullopt : std::optional<int>(it->second);
 }
@@ -83,8 +88,14 @@ std::optional<int> code_tag(ReasonCode code) {
   return std::nullopt;
 }
 
-std::optional<int> kind_tag(std::string_view kind) { return tag_in(kKinds, kind); }
-std::optional<int> figure_tag(std::string_view figure_name) { return tag_in(kFigures, figure_name); }
+std::optional<int> kind_tag(std::string_view kind) {
+  static const TagIndex index = index_of(kKinds);
+  return tag_in(index, kind);
+}
+std::optional<int> figure_tag(std::string_view figure_name) {
+  static const TagIndex index = index_of(kFigures);
+  return tag_in(index, figure_name);
+}
 
 std::optional<ReasonCode> code_of(long long tag) {
   if (tag < 0 || tag >= static_cast<long long>(kCodes.size())) return std::nullopt;
