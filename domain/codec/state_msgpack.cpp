@@ -841,15 +841,22 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
   if (kind == "hybrid") {
     if (members < 8 || members > 11) throw MsgpackMismatch();
     HybridMemory m;
+    // A member of remembered rates written only when some are (`name`), then the key
+    // that always follows it (`next`).
+    const auto rates_unless_empty = [&](std::string_view name, std::string_view next) {
+      std::map<std::string, History<DemonstratedRate>> rates;
+      const std::string_view key = r.string();
+      if (key == name) {
+        rates = read_by_name<History<DemonstratedRate>>(r, [&] { return read_rates(r); });
+        r.key(next);
+      } else if (key != next) {
+        throw MsgpackMismatch();
+      }
+      return rates;
+    };
     r.key("correction");
     m.correction = read_by_name<double>(r, [&] { return r.number(); });
-    const std::string_view after_correction = r.string();
-    if (after_correction == "demonstrated") {
-      m.demonstrated = read_by_name<History<DemonstratedRate>>(r, [&] { return read_rates(r); });
-      r.key("forecast");
-    } else if (after_correction != "forecast") {
-      throw MsgpackMismatch();
-    }
+    m.demonstrated = rates_unless_empty("demonstrated", "forecast");
     m.forecast = read_forecast(r);
     r.key("itl_windows");
     m.itl_windows = read_by_name<ItlEvidence>(r, [&] { return read_itl_evidence(r); });
@@ -858,13 +865,7 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     m.recent_capacity = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
     r.key("recent_demand");
     m.recent_demand = read_pairs<DemandHistory>(r);
-    const std::string_view after_demand = r.string();
-    if (after_demand == "refuted") {
-      m.refuted = read_by_name<History<DemonstratedRate>>(r, [&] { return read_rates(r); });
-      r.key("split");
-    } else if (after_demand != "split") {
-      throw MsgpackMismatch();
-    }
+    m.refuted = rates_unless_empty("refuted", "split");
     m.split = read_split(r);
     r.key("starting_since");
     m.starting_since = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
