@@ -50,12 +50,6 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
 }
 
 std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
-                                       double warm_up_s, double tail_probability) {
-  return demonstrated_rps(variant, slo, max_sample_age_s, warm_up_s, tail_probability,
-                          served_within_slo_rps(variant, slo, max_sample_age_s, warm_up_s, tail_probability).has_value());
-}
-
-std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
                                        double warm_up_s, double tail_probability, bool served_now) {
   double rate = 0, running = 0, littles = 0;
   int pods = 0;

@@ -47,10 +47,8 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
 // filled: the requests running at least kSteadyBatchShare of what Little's law gives
 // for the rate (arrivals x (TTFT + output tokens x ITL)), so a window that met a rise
 // before its batch grew, and its latency with it, does not count.
-std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
-                                       double warm_up_s, double tail_probability);
-// The same, for a caller that has judged served_within_slo_rps (at tail_probability, the
-// default latency share) already: `served_now` is whether it gave a rate.
+// `served_now` is whether served_within_slo_rps (at tail_probability, the default
+// latency share) gave a rate: the caller has judged it already.
 std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
                                        double warm_up_s, double tail_probability, bool served_now);
 

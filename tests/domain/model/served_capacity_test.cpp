@@ -102,7 +102,9 @@ PodMetrics steady(double rps, double ttft_ms, double itl_ms, double queue = 0) {
   return p;
 }
 
-std::optional<double> shown(const VariantState& v, double p = 0.01) { return demonstrated_rps(v, kSlo, 60, 120, p); }
+std::optional<double> shown(const VariantState& v, double p = 0.01) {
+  return demonstrated_rps(v, kSlo, 60, 120, p, served_within_slo_rps(v, kSlo, 60, 120, p).has_value());
+}
 
 }  // namespace
 
