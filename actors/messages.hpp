@@ -3,6 +3,7 @@
 //
 //   driver --tick--> fleet --observe--> collector (the metrics source)
 //                    fleet --plan-->  model --learn--> variant     (per model, per variant)
+//                    fleet <--planned-- model                       (one-way, not a reply)
 //                    fleet: allocate (the GPU budget across models)
 //                    fleet --settle--> model --commit--> variant   (states move on)
 //                    fleet --append--> journal (durable: one RocksDB WriteBatch)
@@ -47,6 +48,7 @@ using config_atom = caf::atom_constant<caf::atom("config")>;
 using pending_atom = caf::atom_constant<caf::atom("pending")>;
 using review_atom = caf::atom_constant<caf::atom("review")>;
 using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
+using planned_atom = caf::atom_constant<caf::atom("planned")>;
 
 // A model's observation and configuration are shared, read-only, by the fleet's tick,
 // the model's plan and its variants' learn: one copy per tick rather than one per
@@ -178,7 +180,16 @@ using variant_actor = caf::typed_actor<caf::replies_to<learn_atom, LearnRequest>
                                        caf::reacts_to<commit_atom>,
                                        caf::replies_to<snapshot_atom>::with<VariantMemory>>;
 
+// Whoever has a model plan one-way (the fleet, for tick `tick`, the `index`th model it
+// asked): the model answers with its plan, or why it has none. The fleet asks every
+// model each tick; as requests, 10,000 of them kept as many response handlers open in
+// the fleet, which CAF 0.17 holds in a flat vector (searched and erased from as each
+// reply arrived: quadratic in the models, a tenth of a 10,000-model tick's CPU).
+using plan_listener = caf::typed_actor<caf::reacts_to<planned_atom, std::uint64_t, std::uint64_t, PlanReply>,
+                                       caf::reacts_to<planned_atom, std::uint64_t, std::uint64_t, std::string>>;
+
 using model_actor = caf::typed_actor<caf::replies_to<plan_atom, PlanRequest>::with<PlanReply>,
+                                     caf::reacts_to<plan_atom, PlanRequest, std::uint64_t, std::uint64_t>,
                                      caf::reacts_to<settle_atom, SettleRequest>,
                                      caf::replies_to<snapshot_atom>::with<ModelSnapshot>>;
 
@@ -195,6 +206,8 @@ using actuator_actor = caf::typed_actor<caf::replies_to<actuate_atom, ActuationR
 // bookkeeping of 20,000 request timeouts a tick was a core's tenth).
 using fleet_actor = caf::typed_actor<caf::replies_to<tick_atom, TickTime>::with<TickSummary>,
                                      caf::reacts_to<deadline_atom, std::uint64_t>,
+                                     caf::reacts_to<planned_atom, std::uint64_t, std::uint64_t, PlanReply>,
+                                     caf::reacts_to<planned_atom, std::uint64_t, std::uint64_t, std::string>,
                                      caf::reacts_to<config_atom, ConfigUpdate>,
                                      caf::reacts_to<config_atom, ConfigRejection>>;
 

@@ -33,7 +33,19 @@ struct LearnGather {
   std::vector<std::optional<LearnReply>> replies;
   std::size_t left = 0;
   bool failed = false;
+  // Where the plan goes: a requester's promise, or a one-way asker (plan_listener).
   caf::typed_response_promise<PlanReply> promise;
+  plan_listener asker;
+  std::uint64_t tick = 0, index = 0;
+
+  void deliver(self_ptr self, PlanReply reply) {
+    if (asker) return self->send(asker, planned_atom::value, tick, index, std::move(reply));
+    promise.deliver(std::move(reply));
+  }
+  void fail(self_ptr self, caf::error err) {
+    if (asker) return self->send(asker, planned_atom::value, tick, index, to_string(err));
+    promise.deliver(std::move(err));
+  }
 };
 
 void finish_plan(self_ptr self, LearnGather& g) {
@@ -51,7 +63,36 @@ void finish_plan(self_ptr self, LearnGather& g) {
   s.pending = std::move(planned.next);
   reply.proposal = std::move(planned.proposal);
   reply.plan_events = std::move(planned.events);
-  g.promise.deliver(std::move(reply));
+  g.deliver(self, std::move(reply));
+}
+
+// Asks every variant to learn, then plans (finish_plan) once all have answered.
+void start_plan(self_ptr self, const std::shared_ptr<LearnGather>& g, PlanRequest request) {
+  g->plan = ++self->state.plans;
+  g->request = std::move(request);
+  const auto& variants = g->request.input->variants;
+  g->replies.resize(variants.size());
+  g->left = variants.size();
+  self->state.pending.reset();
+  if (variants.empty()) return finish_plan(self, *g);
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    auto variant = variant_for(self, variants[i].state.spec.name);
+    self->request(variant, caf::infinite, learn_atom::value, LearnRequest{g->request.input, i, g->request.config, g->request.time})
+        .then(
+            [self, g, i](LearnReply& reply) {
+              // A stale gather (its plan overdue, a newer one asked) must not touch the
+              // state the newer plan is building.
+              if (g->failed || g->plan != self->state.plans) return;
+              g->replies[i] = std::move(reply);
+              if (--g->left == 0) finish_plan(self, *g);
+            },
+            [self, g, i](caf::error& err) {
+              if (g->failed) return;
+              g->failed = true;
+              g->fail(self, caf::make_error(caf::sec::request_timeout, "variant '" + g->request.input->variants[i].state.spec.name +
+                                                                           "' did not learn: " + to_string(err)));
+            });
+  }
 }
 
 }  // namespace
@@ -67,38 +108,16 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
   return {
       [self](plan_atom, PlanRequest& request) -> caf::result<PlanReply> {
         auto g = std::make_shared<LearnGather>();
-        g->plan = ++self->state.plans;
         g->promise = self->make_response_promise<PlanReply>();
-        g->request = std::move(request);
-        const auto& variants = g->request.input->variants;
-        g->replies.resize(variants.size());
-        g->left = variants.size();
-        self->state.pending.reset();
-        if (variants.empty()) {
-          finish_plan(self, *g);
-          return g->promise;
-        }
-        for (std::size_t i = 0; i < variants.size(); ++i) {
-          auto variant = variant_for(self, variants[i].state.spec.name);
-          self->request(variant, caf::infinite, learn_atom::value,
-                        LearnRequest{g->request.input, i, g->request.config, g->request.time})
-              .then(
-                  [self, g, i](LearnReply& reply) {
-                    // A stale gather (its plan overdue, a newer one asked) must not
-                    // touch the state the newer plan is building.
-                    if (g->failed || g->plan != self->state.plans) return;
-                    g->replies[i] = std::move(reply);
-                    if (--g->left == 0) finish_plan(self, *g);
-                  },
-                  [g, i](caf::error& err) {
-                    if (g->failed) return;
-                    g->failed = true;
-                    g->promise.deliver(caf::make_error(
-                        caf::sec::request_timeout,
-                        "variant '" + g->request.input->variants[i].state.spec.name + "' did not learn: " + to_string(err)));
-                  });
-        }
+        start_plan(self, g, std::move(request));
         return g->promise;
+      },
+      [self](plan_atom, PlanRequest& request, std::uint64_t tick, std::uint64_t index) {
+        auto g = std::make_shared<LearnGather>();
+        g->asker = caf::actor_cast<plan_listener>(self->current_sender());
+        g->tick = tick;
+        g->index = index;
+        start_plan(self, g, std::move(request));
       },
       [self](settle_atom, const SettleRequest& request) {
         auto& s = self->state;

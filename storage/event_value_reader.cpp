@@ -7,6 +7,7 @@
 #include "domain/codec/decision_msgpack.hpp"
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/msgpack_reader.hpp"
+#include "domain/codec/observation_msgpack.hpp"
 #include "domain/codec/sizing_msgpack.hpp"
 #include "domain/codec/tick_input_msgpack.hpp"
 
@@ -332,7 +333,11 @@ ConfigRejected config_rejected(MsgpackReader& r) {
 }
 
 Payload payload(std::string_view type_name, MsgpackReader& r, const std::optional<ModelKey>& model) {
-  if (type_name == "observation") return ObservationRecorded{read_model_tick_input_msgpack(r)};
+  if (type_name == "observation") {
+    if (!r.next_is_array()) return ObservationRecorded{read_model_tick_input_msgpack(r)};
+    if (!model) throw MsgpackMismatch();
+    return ObservationRecorded{read_observation_msgpack(r, *model)};
+  }
   if (type_name == "params_learned") return TickEvent{params_learned(r)};
   if (type_name == "capacity") return TickEvent{capacity(r, model)};
   if (type_name == "decision") return TickEvent{decision(r, model)};

@@ -3,6 +3,7 @@
 #include "domain/codec/decision_msgpack.hpp"
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/msgpack_writer.hpp"
+#include "domain/codec/observation_msgpack.hpp"
 #include "domain/codec/sizing_msgpack.hpp"
 #include "domain/codec/tick_input_msgpack.hpp"
 
@@ -261,7 +262,11 @@ void payload(MsgpackWriter& w, const TickStarted& p) {
   w.unsigned_integer(p.tick);
 }
 
-void payload(MsgpackWriter& w, const ObservationRecorded& p) { write_model_tick_input_msgpack(w, *p.input); }
+// Schema 1 is the tick input codec's own record, written until the compact layout.
+void payload(MsgpackWriter& w, const ObservationRecorded& p, int payload_schema) {
+  if (payload_schema == 1) return write_model_tick_input_msgpack(w, *p.input);
+  write_observation_msgpack(w, *p.input);
+}
 
 void payload(MsgpackWriter& w, const ConfigApplied& p) {
   w.map(2);
@@ -320,9 +325,12 @@ void write_event_value(const Event& event, std::vector<std::uint8_t>& out, int p
   w.string("payload");
   if (const auto* e = std::get_if<TickEvent>(&event.payload)) {
     payload(w, *e, payload_schema);
+  } else if (const auto* o = std::get_if<ObservationRecorded>(&event.payload)) {
+    payload(w, *o, payload_schema);
   } else {
     std::visit([&](const auto& p) {
-      if constexpr (!std::is_same_v<std::decay_t<decltype(p)>, TickEvent>) payload(w, p);
+      using P = std::decay_t<decltype(p)>;
+      if constexpr (!std::is_same_v<P, TickEvent> && !std::is_same_v<P, ObservationRecorded>) payload(w, p);
     }, event.payload);
   }
   w.string("schema");

@@ -9,9 +9,9 @@
 // per model, and the configuration's opaque documents go through their trees.
 // tests/storage/records_test.cpp compares the two on every type.
 //
-// A decision's, a forecast's and a capacity event's payloads are written in their
-// compact layouts, schema 2 (domain/codec/decision_msgpack.hpp, sizing_msgpack.hpp), or
-// in schema 1 when asked: `replay verify`
+// A decision's, a forecast's, a capacity event's and an observation's payloads are
+// written in their compact layouts, schema 2 (domain/codec/decision_msgpack.hpp,
+// sizing_msgpack.hpp, observation_msgpack.hpp), or in schema 1 when asked: `replay verify`
 // compares a recomputed event with a stored one in the layout the stored one was
 // written in (payload_schema, event_value_reader.hpp).
 #pragma once
@@ -27,8 +27,8 @@ namespace capstan::storage {
 inline constexpr int kNewestPayloadSchema = 0;
 
 // Appends the value's bytes to `out`, the payload in `payload_schema` where its type has
-// more than one layout (decision, forecast, capacity: 1 or 2; the newest for any other
-// number).
+// more than one layout (decision, forecast, capacity, observation: 1 or 2; the newest
+// for any other number).
 void write_event_value(const Event& event, std::vector<std::uint8_t>& out, int payload_schema = kNewestPayloadSchema);
 
 }  // namespace capstan::storage

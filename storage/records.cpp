@@ -9,6 +9,7 @@
 #include "domain/codec/field_reader.hpp"
 #include "domain/codec/sizing_msgpack.hpp"
 #include "domain/codec/msgpack_reader.hpp"
+#include "domain/codec/observation_msgpack.hpp"
 #include "domain/codec/tick_input_codec.hpp"
 #include "storage/event_value_reader.hpp"
 #include "storage/event_value_writer.hpp"
@@ -77,14 +78,16 @@ json stored_payload(const Payload& payload) {
     if (const auto* f = std::get_if<ForecastMade>(e)) return encode_forecast_compact(*f);
     if (const auto* c = std::get_if<CapacitySized>(e)) return encode_capacity_compact(*c);
   }
+  if (const auto* o = std::get_if<ObservationRecorded>(&payload)) return encode_observation_compact(*o->input);
   return encode_payload(payload);
 }
 
 // A compact layout's payload (an array) of a type that has one, for the envelope's model.
-std::optional<TickEvent> read_compact(const std::string& name, const FieldReader& r, const FieldReader& model) {
-  if (name != "decision" && name != "forecast" && name != "capacity") return std::nullopt;
+std::optional<Payload> read_compact(const std::string& name, const FieldReader& r, const FieldReader& model) {
+  if (name != "decision" && name != "forecast" && name != "capacity" && name != "observation") return std::nullopt;
   const std::optional<ModelKey> key = read_optional_model(model);
-  if (!key) model.fail("must name the model of a " + name + " of schema 2");
+  if (!key) model.fail(std::string("must name the model of ") + (name == "observation" ? "an " : "a ") + name + " of schema 2");
+  if (name == "observation") return ObservationRecorded{read_observation_compact(r, *key)};
   if (name == "decision") return TickEvent{DecisionMade{read_decision_compact(r, *key)}};
   if (name == "forecast") return TickEvent{read_forecast_compact(r, *key)};
   return TickEvent{read_capacity_compact(r, *key)};

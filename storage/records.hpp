@@ -10,11 +10,12 @@
 // others are laid out below. `model` and `type` are copies of what the payload says,
 // kept in the envelope so that a filter reads them without decoding the payload.
 //
-// A decision's, a forecast's and a capacity event's payloads are written in their
-// compact layouts, schema 2 (an array without the model and type, which they take from
-// the envelope; domain/codec/decision_msgpack.hpp, sizing_msgpack.hpp); schema 1's
-// objects, written before, read as they always did. The export line (event_to_json)
-// shows each as schema 1's object, whatever its stored layout.
+// A decision's, a forecast's, a capacity event's and an observation's payloads are
+// written in their compact layouts, schema 2 (an array without the model and type, which
+// they take from the envelope; domain/codec/decision_msgpack.hpp, sizing_msgpack.hpp,
+// observation_msgpack.hpp); schema 1's objects, written before, read as they always did.
+// The export line (event_to_json) shows each as schema 1's object, whatever its stored
+// layout.
 //
 // Doubles read back bit for bit (NaN and the infinities as the codecs' tokens). Type
 // names are frozen: add new types and fields, never rename. A reader refuses an unknown

@@ -18,6 +18,9 @@ namespace capstan::compact_layout {
 // A double as a tree value: every NaN as the one quiet NaN (MsgpackWriter::float_exact
 // writes the same bytes).
 nlohmann::json float_exact(double v);
+// A double as MsgpackWriter::whole_or_float_exact writes it: a whole one (not -0) as an
+// integer, else as float_exact.
+nlohmann::json whole_or_float_exact(double v);
 
 // Element `i` of the array `array`, named `name` in errors.
 FieldReader element(const FieldReader& array, std::size_t i, const char* name);

@@ -116,6 +116,12 @@ class MsgpackReader {
     mismatch();
   }
 
+  // A float or an integer (MsgpackWriter::whole_or_float_exact), nothing else.
+  double whole_or_float() {
+    if (next_is_float()) return float_value();
+    return static_cast<double>(integer());
+  }
+
   // A number of any form, or one of the tokens "nan", "inf", "-inf".
   double number() {
     const std::uint8_t b = peek();

@@ -97,6 +97,16 @@ class MsgpackWriter {
     float_number(v);
   }
 
+  // A double in the compact observation layout (observation_msgpack.hpp): a whole one
+  // that an int64 holds exactly (not -0) as an integer, else as float_exact. Counts and
+  // zeros, most of a pod's figures, then take one byte instead of five.
+  void whole_or_float_exact(double v) {
+    if (v == std::floor(v) && std::abs(v) < 0x1p53 && !(v == 0 && std::signbit(v))) {
+      return integer(static_cast<std::int64_t>(v));
+    }
+    float_exact(v);
+  }
+
   // A finite double as nlohmann writes a number_float.
   void float_number(double v) {
     if (v >= static_cast<double>(std::numeric_limits<float>::lowest()) &&

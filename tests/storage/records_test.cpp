@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "domain/codec/msgpack_reader.hpp"
+#include "domain/codec/tick_input_msgpack.hpp"
 #include "storage/event_value_reader.hpp"
 #include "storage/event_value_writer.hpp"
 #include "storage/store_test_support.hpp"
@@ -131,12 +132,13 @@ TEST_CASE("the direct reader takes every type but the configuration") {
 TEST_CASE("the direct reader and the JSON tree read every type to the same values") {
   // A member the writer never writes (in an object), or a count written as a float or a
   // whole double as an integer (in a compact layout's array: its third element is one
-  // or the other in every layout), sends the same record through the tree.
+  // or the other in the decision's, forecast's and capacity's layouts; an observation's
+  // second, its priority, a count), sends the same record through the tree.
   for (const Event& e : one_of_each_event()) {
     const std::string direct = encode_event_value(e);
     json document = encode_event_document(e);
     if (document["payload"].is_array()) {
-      json& number = document["payload"][2];
+      json& number = document["payload"][event_type(e.payload) == "observation" ? 1 : 2];
       number = number.is_number_float() ? json(static_cast<std::int64_t>(number.get<double>())) : json(number.get<double>());
       const std::string altered = from_document(document);
       REQUIRE_THROWS_AS(read_event_value(5, std::span(reinterpret_cast<const std::uint8_t*>(altered.data()), altered.size())),
@@ -212,6 +214,44 @@ TEST_CASE("forecasts and capacity events are stored in their compact layouts, an
     REQUIRE(old.ok());
     CHECK(encode_event_value(*old) == value);
   }
+}
+
+TEST_CASE("an observation is stored in its compact layout, schema 2, and one of schema 1 still reads to the same input") {
+  const Event e = one_of_each_event()[1];
+  REQUIRE(event_type(e.payload) == "observation");
+  const std::string value = encode_event_value(e);
+  CHECK(payload_schema(std::span(reinterpret_cast<const std::uint8_t*>(value.data()), value.size())) == 2);
+  CHECK(value.find("avg_ttft_ms") == std::string::npos);
+  std::vector<std::uint8_t> schema1;
+  write_event_value(e, schema1, 1);
+  CHECK(payload_schema(schema1) == 1);
+  CHECK(value.size() * 3 < schema1.size() * 2);
+  const auto now = decode_event_value(4, value);
+  const auto old = decode_event_value(4, std::string(schema1.begin(), schema1.end()));
+  REQUIRE(now.ok());
+  REQUIRE(old.ok());
+  const ModelTickInput& written = *std::get<ObservationRecorded>(e.payload).input;
+  for (const Event* read : {&*now, &*old}) {
+    const ModelTickInput& input = *std::get<ObservationRecorded>(read->payload).input;
+    CHECK(input.model == written.model);
+    CHECK(encode_model_tick_input_msgpack(input) == encode_model_tick_input_msgpack(written));
+    CHECK(encode_event_value(*read) == value);
+  }
+  CHECK(event_to_json(*now) == event_to_json(*old));  // the export line, whichever layout
+}
+
+TEST_CASE("an observation payload of an unknown schema is refused naming the payload's schema and the seq") {
+  json document = encode_event_document(one_of_each_event()[1]);
+  document["payload"][0] = 9;
+  auto decoded = decode_event_value(7, from_document(document));
+  REQUIRE_FALSE(decoded.ok());
+  CHECK_THAT(decoded.error().message,
+             Catch::Contains("event 7: payload.schema 9 is not an observation layout this build reads (1 or 2)"));
+  document = encode_event_document(one_of_each_event()[1]);
+  document["model"] = nullptr;
+  decoded = decode_event_value(8, from_document(document));
+  REQUIRE_FALSE(decoded.ok());
+  CHECK_THAT(decoded.error().message, Catch::Contains("event 8: model must name the model of an observation of schema 2"));
 }
 
 TEST_CASE("a decision payload of an unknown schema is refused naming the payload's schema and the seq") {

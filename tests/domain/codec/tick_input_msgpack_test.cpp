@@ -18,30 +18,6 @@ using namespace capstan::testing;
 
 std::vector<std::uint8_t> through_tree(const ModelTickInput& m) { return json::to_msgpack(encode_model_tick_input(m)); }
 
-// Every model of every recorded tick (tests/data/ticks/), and the hand-made awkward one.
-template <class Check>
-void for_each_recorded_model(Check check) {
-  std::size_t models = 0, histograms = 0;
-  for (const std::string recording : {"budget", "disagg", "stale-gap"}) {
-    const std::vector<TickInput> inputs = recorded_inputs(recording);
-    for (std::size_t t = 0; t < inputs.size(); ++t) {
-      for (const ModelTickInput& m : inputs[t].models) {
-        INFO(recording << " tick " << t << " " << m.model.model_id);
-        check(m);
-        ++models;
-        for (const VariantTickInput& v : m.variants) {
-          for (const PodMetrics& p : v.state.pods) histograms += has_request_itl(p) ? 1 : 0;
-        }
-      }
-    }
-  }
-  // The recordings hold what the store mostly sees, pods with ITL histograms; the
-  // sample adds a pod without one and every awkward double.
-  CHECK(models > 50);
-  CHECK(histograms > 200);
-  for (const ModelTickInput& m : sample_input().models) check(m);
-}
-
 }  // namespace
 
 TEST_CASE("the MessagePack tick input writer gives the bytes of the JSON document converted, on every recorded input") {

@@ -1,6 +1,6 @@
 // What the tick input codecs' tests share (tick_input_codec_test, tick_input_msgpack_test,
-// state_msgpack_test): a tick input with every awkward double in it, the recorded
-// inputs of tests/data/ticks/, a bit-for-bit check of pod metrics, and the check that
+// observation_msgpack_test, state_msgpack_test): a tick input with every awkward double
+// in it, the recorded inputs of tests/data/ticks/ (and every model of them), a bit-for-bit check of pod metrics, and the check that
 // every field of a document, deleted or mistyped, is refused naming its path.
 #pragma once
 
@@ -148,5 +148,30 @@ void check_every_field_refused(const nlohmann::json& valid, Decode decode) {
     CHECK(names_field(decoded.error().message, named));
   }
 }
+
+// Every model of every recorded tick (tests/data/ticks/), and the hand-made awkward one.
+template <class Check>
+inline void for_each_recorded_model(Check check) {
+  std::size_t models = 0, histograms = 0;
+  for (const std::string recording : {"budget", "disagg", "stale-gap"}) {
+    const std::vector<TickInput> inputs = recorded_inputs(recording);
+    for (std::size_t t = 0; t < inputs.size(); ++t) {
+      for (const ModelTickInput& m : inputs[t].models) {
+        INFO(recording << " tick " << t << " " << m.model.model_id);
+        check(m);
+        ++models;
+        for (const VariantTickInput& v : m.variants) {
+          for (const PodMetrics& p : v.state.pods) histograms += has_request_itl(p) ? 1 : 0;
+        }
+      }
+    }
+  }
+  // The recordings hold what the store mostly sees, pods with ITL histograms; the
+  // sample adds a pod without one and every awkward double.
+  CHECK(models > 50);
+  CHECK(histograms > 200);
+  for (const ModelTickInput& m : sample_input().models) check(m);
+}
+
 
 }  // namespace capstan::testing
