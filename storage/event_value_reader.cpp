@@ -1,6 +1,8 @@
 #include "storage/event_value_reader.hpp"
 
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -351,34 +353,76 @@ Payload payload(std::string_view type_name, MsgpackReader& r, const std::optiona
   throw MsgpackMismatch();  // config_applied, or unknown: the tree reads them
 }
 
+// Where the payload ends, read from the envelope's end: its last members are fixed but
+// for the time's encoding and the type's length, "schema" 1 "time_s" <number> "type"
+// <name>. A type name is ASCII, so the first byte from the end at or above 0x80 is its
+// string's header; the 15 bytes of "schema" 1 "time_s" occur once within the up to nine
+// bytes a number takes before "type". Only a guess: read_event_value reads everything
+// from it forward again and drops the guess at the first byte that disagrees.
+std::optional<std::size_t> payload_end_from_tail(std::span<const std::uint8_t> bytes) {
+  static constexpr std::uint8_t kTypeKey[] = {0xA4, 't', 'y', 'p', 'e'};
+  static constexpr std::uint8_t kSchemaAndTimeKeys[] = {0xA6, 's', 'c', 'h', 'e', 'm', 'a', kEventValueSchema,
+                                                        0xA6, 't', 'i', 'm', 'e', '_', 's'};
+  std::size_t name_at = bytes.size();
+  while (name_at > 0 && bytes[name_at - 1] < 0x80) --name_at;
+  if (name_at == 0 || bytes[name_at - 1] != (0xA0 | (bytes.size() - name_at)) || bytes.size() - name_at > 31) return std::nullopt;
+  const std::size_t type_key_at = name_at - 1 - sizeof kTypeKey;
+  if (name_at < 1 + sizeof kTypeKey || std::memcmp(bytes.data() + type_key_at, kTypeKey, sizeof kTypeKey) != 0) return std::nullopt;
+  for (std::size_t number_bytes = 1; number_bytes <= 9; ++number_bytes) {
+    if (type_key_at < number_bytes + sizeof kSchemaAndTimeKeys) break;
+    const std::size_t keys_at = type_key_at - number_bytes - sizeof kSchemaAndTimeKeys;
+    if (std::memcmp(bytes.data() + keys_at, kSchemaAndTimeKeys, sizeof kSchemaAndTimeKeys) == 0) return keys_at;
+  }
+  return std::nullopt;
+}
+
+// The envelope's members after the payload, from `r` at the payload's end.
+std::string_view read_tail(MsgpackReader& r, Event& event) {
+  r.key("schema");
+  if (r.integer() != kEventValueSchema) throw MsgpackMismatch();
+  r.key("time_s");
+  event.time_s = r.number();
+  r.key("type");
+  const std::string_view type_name = r.string();
+  if (!r.at_end()) throw MsgpackMismatch();
+  return type_name;
+}
+
 }  // namespace
 
 Event read_event_value(std::uint64_t seq, std::span<const std::uint8_t> bytes) {
-  // The type comes after the payload in the envelope's order: step over the payload,
-  // read the rest, then read the payload by its type.
   MsgpackReader r(bytes);
   r.map(5);
   r.key("model");
   const std::optional<ModelKey> model = optional_model_key(r);
   r.key("payload");
   const std::size_t payload_at = r.position();
-  r.skip();
-  const std::size_t payload_end = r.position();
-  r.key("schema");
-  if (r.integer() != kEventValueSchema) throw MsgpackMismatch();
-  r.key("time_s");
   Event event;
   event.seq = seq;
-  event.time_s = r.number();
-  r.key("type");
-  const std::string_view type_name = r.string();
-  if (!r.at_end()) throw MsgpackMismatch();
-
-  MsgpackReader p(bytes.subspan(payload_at, payload_end - payload_at));
-  event.payload = payload(type_name, p, model);
-  const ModelKey* payload_model = event_model_of(event.payload);
-  const bool same_model = payload_model ? model && *model == *payload_model : !model;
-  if (!p.at_end() || !same_model) throw MsgpackMismatch();
+  const auto read_payload = [&](std::size_t payload_end, std::string_view type_name) {
+    MsgpackReader p(bytes.subspan(payload_at, payload_end - payload_at));
+    event.payload = payload(type_name, p, model);
+    const ModelKey* payload_model = event_model_of(event.payload);
+    const bool same_model = payload_model ? model && *model == *payload_model : !model;
+    if (!p.at_end() || !same_model) throw MsgpackMismatch();
+  };
+  // The type comes after the payload in the envelope's order. Stepping over the payload
+  // to reach it was a tenth of the reader's time: the payload's end is found from the
+  // envelope's end instead, and the payload read by the type found there. What this
+  // accepts is what the step over the payload accepts (the payload read whole up to
+  // that end is one value, the members after it read as before); anything else is left
+  // to the step over the payload below.
+  if (const auto payload_end = payload_end_from_tail(bytes); payload_end && *payload_end >= payload_at) {
+    try {
+      MsgpackReader tail(bytes.subspan(*payload_end));
+      read_payload(*payload_end, read_tail(tail, event));
+      return event;
+    } catch (const MsgpackMismatch&) {
+    }
+  }
+  r.skip();
+  const std::size_t payload_end = r.position();
+  read_payload(payload_end, read_tail(r, event));
   return event;
 }
 

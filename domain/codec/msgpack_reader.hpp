@@ -80,6 +80,21 @@ class MsgpackReader {
   void key(std::string_view expected) {
     if (string() != expected) mismatch();
   }
+  // A literal key (every reader's members): as a string of its length at most 31, it is
+  // compared with a comparison of known length, not a call to memcmp; the readers ask a
+  // dozen keys per event. Any other encoding of it goes the way above.
+  template <std::size_t N>
+  void key(const char (&expected)[N]) {
+    constexpr std::size_t n = N - 1;
+    if constexpr (n <= 31) {
+      if (bytes_.size() - pos_ > n && bytes_[pos_] == (0xA0 | n)) {
+        if (std::memcmp(bytes_.data() + pos_ + 1, expected, n) != 0) mismatch();
+        pos_ += n + 1;
+        return;
+      }
+    }
+    key(std::string_view(expected, n));
+  }
 
   // Any integer, as a signed 64-bit value.
   std::int64_t integer() {

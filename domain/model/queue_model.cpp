@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <bit>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <string>
+
 
 #include "domain/core/format.hpp"
 #include "domain/core/root_find.hpp"
@@ -15,9 +17,6 @@ namespace {
 constexpr double kRateEpsilon = 0.001;       // WVA: lambda_min = mu(1) eps, lambda_max = mu(N)(1-eps)
 constexpr double kEndTolerance = 1e-6;       // WVA: a bracket end this close to the target is the answer
 constexpr double kSearchTolerance = 1e-9;    // tighter than WVA's 1e-6 so we land nearer the true root
-constexpr double kRescaleAbove = 1e250;      // keep the unnormalised chain finite
-constexpr double kRescaleBy = 1e-250;
-constexpr int kFillStates = 32;              // 1/mu(n) entries filled at a time (inv_mu_up_to)
 
 bool within_tolerance(double y, double target, double tol) {
   if (y == target) return true;
@@ -114,96 +113,48 @@ double QueueAnalyzer::decode_time_ms(double batch) const {
 }
 
 QueueMetrics QueueAnalyzer::solved(double lambda) const {
+  if (const QueueMetrics* m = remembered(lambda)) return *m;
+  const QueueMetrics m = solve(lambda);
+  remember(lambda, m);
+  return m;
+}
+
+const QueueMetrics* QueueAnalyzer::remembered(double lambda) const {
   const auto bits = std::bit_cast<std::uint64_t>(lambda);
   for (std::size_t i = 0; i < solved_count_; ++i)
-    if (solved_[i].solved.lambda_bits == bits) return solved_[i].solved.metrics;
-  const QueueMetrics m = solve(lambda);
-  if (solved_count_ < kMemo) solved_[solved_count_++].solved = {bits, m};  // full: solved each time asked
-  return m;
+    if (solved_[i].solved.lambda_bits == bits) return &solved_[i].solved.metrics;
+  return nullptr;
 }
 
-QueueMetrics QueueAnalyzer::solve(double lambda) const {
-  // Unnormalised p[k] = prod_{j<=k} lambda / mu(min(j, N)), with p[0] = 1. We keep only
-  // the running sums the statistics need: total mass, first moment, and both restricted
-  // to the in-service states k <= N.
-  const int n_max = config_.max_batch_size;
-  const int k_max = n_max + config_.max_queue_size;
-  //
-  // Each state asks one of two questions, by its ratio: below 1 the term shrank, so it
-  // cannot need rescaling (the term before it was at most kRescaleAbove once checked,
-  // and a product with a factor below 1 rounds to at most the larger factor), and only
-  // the cut is checked; else only the rescale is (the cut needs a ratio below 1). That is
-  // exactly the two checks every state made before, with the one that cannot hold left
-  // out: the same sums, in the same order, so the same bits, for fewer instructions in
-  // the loop that is a fifth of a hybrid tick's. k also counts as a double (exact), not
-  // converted each state.
-  double p = 1, mass = 1, moment = 0, mass_served = 1, moment_served = 0;
-  int k = 1;
-  double k_real = 1;
-  bool cut = false;
-  while (k <= n_max && !cut) {
-    // The table as far as the next kFillStates states, filled as the chain reaches them.
-    const int fill_end = std::min(n_max, std::max(inv_mu_filled_, k + kFillStates - 1));
-    const double* inv_mu = inv_mu_up_to(fill_end);
-    for (; k <= fill_end; ++k, k_real += 1) {
-      const double ratio = lambda * inv_mu[k - 1];
-      p *= ratio;
-      mass += p;
-      moment += k_real * p;
-      if (ratio < 1) {
-        // The ratio falls with k (mu grows with the batch), so once it is below 1 the
-        // remaining terms only shrink: stop when they cannot move a sum by 1e-18.
-        if (p < mass * 1e-18) { p = 0; cut = true; break; }
-      } else if (p > kRescaleAbove) {
-        p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
-      }
-    }
-  }
-  mass_served = mass;
-  moment_served = moment;
-  if (k > n_max) {
-    // One ratio for every queued state: a loop for each of its two cases.
-    const double ratio = lambda * inv_mu_last_;
-    if (ratio < 1) {
-      for (; k <= k_max; ++k, k_real += 1) {
-        p *= ratio;
-        mass += p;
-        moment += k_real * p;
-        if (p < mass * 1e-18) { p = 0; break; }
-      }
-    } else {
-      for (; k <= k_max; ++k, k_real += 1) {
-        p *= ratio;
-        mass += p;
-        moment += k_real * p;
-        if (p > kRescaleAbove) {
-          p *= kRescaleBy; mass *= kRescaleBy; moment *= kRescaleBy;
-          mass_served *= kRescaleBy; moment_served *= kRescaleBy;
-        }
-      }
-    }
-  }
-  // p now holds p[K] unnormalised (0 if the tail was cut as negligible).
-  const double p_full = (k > k_max) ? p / mass : 0.0;
-  const double in_system = moment / mass;
-  const double in_service = (moment_served + n_max * (mass - mass_served)) / mass;
-
-  QueueMetrics m;
-  m.rate_rps = lambda * 1000.0;
-  const double throughput = lambda * (1 - p_full);
-  m.throughput_rps = throughput * 1000.0;
-  m.avg_resp_ms = in_system / throughput;
-  const double service_ms = in_service / throughput;
-  m.avg_wait_ms = std::max(0.0, m.avg_resp_ms - service_ms);
-  m.avg_in_service = in_service;
-  m.avg_prefill_ms = prefill_time_ms(in_service);
-  m.itl_ms = (service_ms - m.avg_prefill_ms) / size_.output_tokens;
-  m.ttft_ms = m.avg_wait_ms + m.avg_prefill_ms + m.itl_ms;
-  m.rho = std::clamp(in_service / n_max, 0.0, 1.0);
-  return m;
+void QueueAnalyzer::remember(double lambda, const QueueMetrics& m) const {
+  // Full: solved each time asked.
+  if (solved_count_ < kMemo) solved_[solved_count_++].solved = {std::bit_cast<std::uint64_t>(lambda), m};
 }
 
-Result<QueueMetrics> QueueAnalyzer::analyze(double rate_rps) const {
+std::pair<QueueMetrics, QueueMetrics> QueueAnalyzer::solved_pair(double lambda_a, double lambda_b) const {
+  const QueueMetrics* a = remembered(lambda_a);
+  const QueueMetrics* b = remembered(lambda_b);
+  if (a && b) return {*a, *b};
+  if (a) return {*a, solved(lambda_b)};
+  if (b) return {solved(lambda_a), *b};
+  if (std::bit_cast<std::uint64_t>(lambda_a) == std::bit_cast<std::uint64_t>(lambda_b)) {
+    const QueueMetrics m = solved(lambda_a);
+    return {m, m};
+  }
+  Chain ca, cb;
+  serve_pair(lambda_a, lambda_b, ca, cb);
+  serve(lambda_a, ca);
+  serve(lambda_b, cb);
+  queue_pair(lambda_a, lambda_b, ca, cb);
+  queue(lambda_a, ca);
+  queue(lambda_b, cb);
+  const std::pair<QueueMetrics, QueueMetrics> out{metrics(lambda_a, ca), metrics(lambda_b, cb)};
+  remember(lambda_a, out.first);
+  remember(lambda_b, out.second);
+  return out;
+}
+
+std::optional<Error> QueueAnalyzer::refused(double rate_rps) const {
   if (!std::isfinite(rate_rps) || rate_rps <= 0) {
     return invalid_argument("rate must be a finite number > 0 req/s, got " + fmt_num(rate_rps));
   }
@@ -212,7 +163,19 @@ Result<QueueMetrics> QueueAnalyzer::analyze(double rate_rps) const {
                                              " req/s is above the model's maximum stable rate " +
                                              fmt_num(max_rate_rps()) + " req/s"};
   }
+  return std::nullopt;
+}
+
+Result<QueueMetrics> QueueAnalyzer::analyze(double rate_rps) const {
+  if (auto error = refused(rate_rps)) return *error;
   return solved(rate_rps / 1000.0);
+}
+
+std::pair<Result<QueueMetrics>, Result<QueueMetrics>> QueueAnalyzer::analyze_pair(double rate_a_rps,
+                                                                                  double rate_b_rps) const {
+  if (refused(rate_a_rps) || refused(rate_b_rps)) return {analyze(rate_a_rps), analyze(rate_b_rps)};
+  auto [a, b] = solved_pair(rate_a_rps / 1000.0, rate_b_rps / 1000.0);
+  return {a, b};
 }
 
 Error UnreachableTarget::error() const {
@@ -232,44 +195,116 @@ Error SizingResult::error() const {
   return std::get<UnreachableTarget>(v_).error();
 }
 
-SizingResult QueueAnalyzer::size(const SloTargets& targets) const {
+SizingResult QueueAnalyzer::size(const SloTargets& targets) const { return size(targets, nullptr); }
+
+SizingResult QueueAnalyzer::size(const SloTargets& targets, const RateSearch& beside) const {
+  return size(targets, &beside);
+}
+
+SizingResult QueueAnalyzer::size(const SloTargets& targets, const RateSearch* beside) const {
   if (auto err = validate(targets)) return *err;
   Sizing out;
   const QueueMetrics at_min = solved(lambda_min_);
   const QueueMetrics at_max = solved(lambda_max_);
   out.evaluations = 2;
 
-  // WVA's search contract, with Brent's method in place of plain bisection.
-  // The largest rate, or nothing when the target is below the bounded region (the
-  // caller then says so with `unreachable`).
+  // WVA's search contract, with Brent's method in place of plain bisection: per target,
+  // the largest rate, found at an end of the bounded region or searched for, or nothing
+  // when the target is below the region (the caller then says so with `unreachable`).
+  struct Search {
+    double lambda = 0;                // the answer, when found without a search
+    std::optional<BrentSteps> steps;  // else the search
+  };
   std::optional<UnreachableTarget> unreachable;
-  auto largest_rate = [&](double target, auto metric, const char* name) -> std::optional<double> {
+  auto largest_rate = [&](double target, auto metric, const char* name) -> std::optional<Search> {
     const double y_lo = metric(at_min), y_hi = metric(at_max);
-    if (within_tolerance(y_lo, target, kEndTolerance)) return lambda_min_;
-    if (within_tolerance(y_hi, target, kEndTolerance)) return lambda_max_;
+    if (within_tolerance(y_lo, target, kEndTolerance)) return Search{lambda_min_, std::nullopt};
+    if (within_tolerance(y_hi, target, kEndTolerance)) return Search{lambda_max_, std::nullopt};
     const bool increasing = y_lo < y_hi;
     if (increasing ? target < y_lo : target > y_lo) {
       unreachable = UnreachableTarget{name, target, min_rate_rps(), y_lo};
       return std::nullopt;
     }
-    if (increasing ? target > y_hi : target < y_hi) return lambda_max_;
-    const RootResult root = brent_root([&](double x) { return metric(solved(x)); }, lambda_min_,
-                                       lambda_max_, y_lo, y_hi, target, kSearchTolerance);
-    out.evaluations += root.evaluations;
-    return root.x;
+    if (increasing ? target > y_hi : target < y_hi) return Search{lambda_max_, std::nullopt};
+    return Search{0, BrentSteps(lambda_min_, lambda_max_, y_lo, y_hi, target, kSearchTolerance)};
   };
+  const auto ttft_of = [](const QueueMetrics& m) { return m.ttft_ms; };
+  const auto itl_of = [](const QueueMetrics& m) { return m.itl_ms; };
 
-  double lambda_ttft = lambda_max_, lambda_itl = lambda_max_;
+  Search ttft{lambda_max_, std::nullopt}, itl{lambda_max_, std::nullopt};
   if (targets.constrains_ttft()) {
-    auto r = largest_rate(targets.ttft_ms, [](const QueueMetrics& m) { return m.ttft_ms; }, "TTFT");
+    auto r = largest_rate(targets.ttft_ms, ttft_of, "TTFT");
     if (!r) return *unreachable;
-    lambda_ttft = *r;
+    ttft = std::move(*r);
   }
   if (targets.constrains_itl()) {
-    auto r = largest_rate(targets.itl_ms, [](const QueueMetrics& m) { return m.itl_ms; }, "ITL");
+    auto r = largest_rate(targets.itl_ms, itl_of, "ITL");
     if (!r) return *unreachable;
-    lambda_itl = *r;
+    itl = std::move(*r);
   }
+  // The searches are independent (the TTFT's, the ITL's, and the one beside), and each
+  // evaluation is a chain: made two at a time while two go on (solved_pair), in the
+  // order listed, each search's steps and answer are those it makes alone. A rate the
+  // search beside asks for that analyze() refuses is read as refused, unsolved.
+  // (A point as a flag and a double, not an optional: GCC 12 takes an optional's value
+  // for uninitialised here.)
+  struct Pending {
+    BrentSteps* steps = nullptr;
+    double x = 0;       // the point to evaluate
+    double lambda = 0;  // per ms
+    bool searching = false;
+  };
+  std::array<Pending, 3> pending{Pending{ttft.steps ? &*ttft.steps : nullptr}, Pending{beside ? &beside->steps : nullptr},
+                                 Pending{itl.steps ? &*itl.steps : nullptr}};
+  const auto read = [&](std::size_t i, const QueueMetrics& m) {
+    return i == 0 ? ttft_of(m) : i == 2 ? itl_of(m) : beside->read(Result<QueueMetrics>(m));
+  };
+  const auto next = [&](std::size_t i) {
+    Pending& p = pending[i];
+    const std::optional<double> point = p.steps ? p.steps->next() : std::nullopt;
+    p.searching = point.has_value();
+    p.x = point.value_or(0);
+    p.lambda = i == 1 ? p.x / 1000.0 : p.x;
+    if (i == 1 && p.searching) {
+      // Refused: read as such now, and the search goes on.
+      while (p.searching) {
+        auto error = refused(p.x);
+        if (!error) break;
+        p.steps->evaluated(beside->read(Result<QueueMetrics>(*error)));
+        const std::optional<double> again = p.steps->next();
+        p.searching = again.has_value();
+        p.x = again.value_or(0);
+        p.lambda = p.x / 1000.0;
+      }
+    }
+  };
+  for (std::size_t i = 0; i < pending.size(); ++i) next(i);
+  for (;;) {
+    std::array<std::size_t, 3> live{};
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < pending.size(); ++i)
+      if (pending[i].searching) live[n++] = i;
+    if (n == 0) break;
+    if (n >= 2) {
+      Pending &a = pending[live[0]], &b = pending[live[1]];
+      const auto [m_a, m_b] = solved_pair(a.lambda, b.lambda);
+      a.steps->evaluated(read(live[0], m_a));
+      b.steps->evaluated(read(live[1], m_b));
+    }
+    if (n != 2) {
+      Pending& c = pending[live[n - 1]];
+      c.steps->evaluated(read(live[n - 1], solved(c.lambda)));
+    }
+    for (std::size_t j = 0; j < n; ++j) next(live[j]);
+  }
+  for (Search* s : {&ttft, &itl}) {
+    if (!s->steps) continue;
+    const RootResult root = s->steps->result();
+    out.evaluations += root.evaluations;
+    s->lambda = root.x;
+  }
+
+  const double lambda_ttft = ttft.lambda, lambda_itl = itl.lambda;
   const double lambda = std::min(lambda_ttft, lambda_itl);
   out.lambda_ttft_rps = lambda_ttft * 1000.0;
   out.lambda_itl_rps = lambda_itl * 1000.0;

@@ -11,11 +11,14 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "domain/core/result.hpp"
+#include "domain/core/root_find.hpp"
 #include "domain/core/types.hpp"
 #include "domain/model/slo_targets.hpp"
 
@@ -113,6 +116,21 @@ class QueueAnalyzer {
   // a target is below what the lowest rate in range achieves (UnreachableTarget).
   SizingResult size(const SloTargets& targets) const;
 
+  // Another search over this analyzer's rates, in req/s, made beside size()'s: `steps`
+  // gives its points (Brent's, root_find.hpp), `read` what it reads of analyze() there.
+  struct RateSearch {
+    BrentSteps& steps;
+    const std::function<double(const Result<QueueMetrics>&)>& read;
+  };
+  // size(targets), the same Sizing bit for bit, with `beside`'s evaluations made together
+  // with the sizing's (two chains at a time): as far as the sizing goes, which is not
+  // always to the end of `beside` (an error, or no search of its own). The caller
+  // finishes `beside` (its next() is empty once it has ended).
+  SizingResult size(const SloTargets& targets, const RateSearch& beside) const;
+
+  // analyze() at two rates at once: each as analyze() gives it, bit for bit.
+  std::pair<Result<QueueMetrics>, Result<QueueMetrics>> analyze_pair(double rate_a_rps, double rate_b_rps) const;
+
   double min_rate_rps() const { return lambda_min_ * 1000.0; }
   double max_rate_rps() const { return lambda_max_ * 1000.0; }
 
@@ -130,8 +148,31 @@ class QueueAnalyzer {
   // sizing starts at lambda_min and lambda_max and often ends where another did. A
   // solve is a pure function of lambda, so a remembered one is the same bits.
   QueueMetrics solved(double lambda_per_ms) const;
+  // Two chains, as solved() gives each: solved together when neither is remembered.
+  std::pair<QueueMetrics, QueueMetrics> solved_pair(double lambda_a_per_ms, double lambda_b_per_ms) const;
+  const QueueMetrics* remembered(double lambda_per_ms) const;
+  void remember(double lambda_per_ms, const QueueMetrics& m) const;
+  SizingResult size(const SloTargets& targets, const RateSearch* beside) const;
+  // analyze()'s refusal of a rate, if it refuses it.
+  std::optional<Error> refused(double rate_rps) const;
   // Solves the chain at lambda (per ms); always defined for lambda > 0.
   QueueMetrics solve(double lambda_per_ms) const;
+
+  // A chain solved as far as state k: its running sums (solve()). serve() takes it
+  // through the in-service states, queue() through the queued ones, each from where it
+  // is; the _pair forms take two chains at once as far as both go together.
+  struct Chain {
+    double p = 1, mass = 1, moment = 0;   // unnormalised p[k - 1] and the sums up to it
+    double mass_served = 1, moment_served = 0;  // the sums over the in-service states
+    double k_real = 1;
+    int k = 1;           // the next state
+    bool ended = false;  // cut, or past the last state
+  };
+  void serve(double lambda_per_ms, Chain& c) const;
+  void queue(double lambda_per_ms, Chain& c) const;
+  void serve_pair(double lambda_a_per_ms, double lambda_b_per_ms, Chain& a, Chain& b) const;
+  void queue_pair(double lambda_a_per_ms, double lambda_b_per_ms, Chain& a, Chain& b) const;
+  QueueMetrics metrics(double lambda_per_ms, const Chain& c) const;
 
   struct Solved {
     std::uint64_t lambda_bits;  // lambda per ms, compared as bits (0.0 and -0.0 differ)

@@ -15,4 +15,15 @@ namespace capstan {
 // outside (0, 1) or a target <= 0.
 Result<double> tail_capacity_rps(const QueueAnalyzer& queue, double target_ttft_ms, double p);
 
+// queue.size(slo) and tail_capacity_rps(queue, slo.ttft_ms, p), each the same bits as
+// alone, with the tail's search made beside the sizing's TTFT search: the two searches
+// are independent and about as long, and each evaluation is a chain solved two at a
+// time (QueueAnalyzer::size with a RateSearch), so the pair costs about what the sizing
+// alone does. For a policy that sizes a variant both ways (`hybrid`).
+struct SizingWithTail {
+  SizingResult mean;
+  Result<double> tail_rps;
+};
+SizingWithTail size_with_tail(const QueueAnalyzer& queue, const SloTargets& slo, double p);
+
 }  // namespace capstan

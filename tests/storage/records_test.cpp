@@ -156,6 +156,45 @@ TEST_CASE("the direct reader and the JSON tree read every type to the same value
   }
 }
 
+TEST_CASE("the direct reader finds the payload from the envelope's end, whatever the time's encoding") {
+  // read_event_value places the payload's end from the members after it; the time takes
+  // one to nine bytes (an integer, a float of either width, a token) and the type's
+  // length varies, so every type is read at times of each encoding, to what the tree reads.
+  for (Event e : one_of_each_event()) {
+    if (event_type(e.payload) == "config_applied") continue;
+    if (auto* tick = std::get_if<TickStarted>(&e.payload)) tick->tick = 1'000'000'007;
+    for (double time_s : {0.0, 30.0, 0.5, 0.1, -0.0, 1e300, kNaN, kInf, -kInf}) {
+      e.time_s = time_s;
+      json document = encode_event_document(e);
+      if (time_s == 30.0) document["time_s"] = 30;  // an integer, as the tree would have it
+      const std::string value = from_document(document);
+      const auto through_tree = decode_event_value(5, value);
+      INFO(event_type(e.payload) << " at " << time_s);
+      REQUIRE(through_tree.ok());
+      const Event direct = read_event_value(5, std::span(reinterpret_cast<const std::uint8_t*>(value.data()), value.size()));
+      CHECK(encode_event_value(direct) == encode_event_value(*through_tree));
+      CHECK(bits(direct.time_s) == bits(through_tree->time_s));
+    }
+  }
+}
+
+TEST_CASE("a value whose members after the payload are not where the writer puts them is still read or refused as before") {
+  const Event e = decision_event(kLlama, 5);
+  const std::string value = encode_event_value(e);
+  const auto as_bytes = [](const std::string& v) { return std::span(reinterpret_cast<const std::uint8_t*>(v.data()), v.size()); };
+  // The type key as a longer string's encoding: the envelope's end is not recognised, and
+  // the step over the payload reads it.
+  std::string long_key = value;
+  const std::size_t type_key = long_key.rfind("\xA4type");
+  REQUIRE(type_key != std::string::npos);
+  long_key.replace(type_key, 1, "\xD9\x04");
+  CHECK(encode_event_value(read_event_value(5, as_bytes(long_key))) == value);
+  // Trailing bytes, a cut value, or a type name out of the ASCII range are refused.
+  for (std::string bad : {value + "x", value.substr(0, value.size() - 1), value.substr(0, value.size() - 1) + "\xE9"}) {
+    CHECK_THROWS_AS(read_event_value(5, as_bytes(bad)), MsgpackMismatch);
+  }
+}
+
 TEST_CASE("a NaN event time reads back as NaN") {
   Event e = decision_event(kLlama, kNaN);
   const auto decoded = decode_event_value(1, encode_event_value(e));

@@ -312,3 +312,70 @@ TEST_CASE("An analyzer that fills its service table as solves reach it solves as
     }
   }
 }
+
+// Two chains are solved at once in an SSE2 register's two halves (analyze_pair, and a
+// sizing's searches): each must be what it is alone, wherever either is cut, rescaled or
+// runs into the queue, and whichever half it is in.
+TEST_CASE("Two chains solved at once are each what the whole table gives alone") {
+  const struct {
+    ServiceParams params;
+    QueueConfig config;
+    RequestSize size;
+  } cases[] = {{{8.0, 0.016, 0.0005}, {256, 100}, {1024, 256}},
+               {{5.0, 0.05, 5e-5}, {64, 0}, {0, 1}},
+               {{22.3, 0.127, 0.00079}, {300, 300}, {512, 128}},
+               {{5.0, 0.05, 5e-5}, {2048, 20480}, {512, 128}}};  // rescaled at high load
+  const double fractions[] = {1e-4, 0.01, 0.2, 0.5, 0.9, 0.97, 0.999, 1.0};
+  for (const auto& c : cases) {
+    for (double fa : fractions) {
+      for (double fb : fractions) {
+        auto qa = QueueAnalyzer::create(c.params, c.config, c.size);
+        REQUIRE(qa.ok());
+        const double ra = fa * qa->max_rate_rps(), rb = fb * qa->max_rate_rps();
+        INFO("batch " << c.config.max_batch_size << ", rates " << ra << " and " << rb);
+        const auto [a, b] = qa->analyze_pair(ra, rb);
+        REQUIRE(a.ok());
+        REQUIRE(b.ok());
+        CHECK(same_bits(*a, solved_with_whole_table(c.params, c.config, c.size, ra)));
+        CHECK(same_bits(*b, solved_with_whole_table(c.params, c.config, c.size, rb)));
+      }
+    }
+  }
+}
+
+TEST_CASE("A pair of rates of which analyze refuses one answers each as analyze does") {
+  auto qa = make(8.0, 0.016, 0.0005, 1024, 256);
+  const auto [a, b] = qa.analyze_pair(0.5 * qa.max_rate_rps(), 2 * qa.max_rate_rps());
+  REQUIRE(a.ok());
+  CHECK(same_bits(*a, *make(8.0, 0.016, 0.0005, 1024, 256).analyze(0.5 * qa.max_rate_rps())));
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().code == ErrorCode::kModelError);
+}
+
+// size() makes its TTFT and ITL searches together, two chains at a time: each must find
+// what a sizing with that target alone finds.
+TEST_CASE("A sizing's TTFT and ITL searches made together each find what they find alone") {
+  const struct {
+    ServiceParams params;
+    RequestSize size;
+  } cases[] = {{{8.0, 0.016, 0.0005}, {1024, 256}}, {{22.3, 0.127, 0.00079}, {512, 128}}, {{34.0, 0.246, 0.0016}, {2000, 300}}};
+  for (const auto& c : cases) {
+    for (double ttft_ms : {300.0, 500.0, 2000.0, 10000.0}) {
+      for (double itl_ms : {30.0, 50.0, 100.0, 400.0}) {
+        INFO(ttft_ms << " ms TTFT, " << itl_ms << " ms ITL, alpha " << c.params.alpha_ms);
+        const auto fresh = [&] { return make(c.params.alpha_ms, c.params.beta_ms, c.params.gamma_ms, c.size.input_tokens, c.size.output_tokens); };
+        auto both = fresh().size({ttft_ms, itl_ms});
+        auto ttft = fresh().size({ttft_ms, 0});
+        auto itl = fresh().size({0, itl_ms});
+        if (!ttft.ok() || !itl.ok()) {
+          CHECK_FALSE(both.ok());
+          continue;
+        }
+        REQUIRE(both.ok());
+        CHECK(std::memcmp(&both->lambda_ttft_rps, &ttft->lambda_ttft_rps, sizeof(double)) == 0);
+        CHECK(std::memcmp(&both->lambda_itl_rps, &itl->lambda_itl_rps, sizeof(double)) == 0);
+        CHECK(both->evaluations == ttft->evaluations + itl->evaluations - 3);  // the ends and the last solve, once
+      }
+    }
+  }
+}
