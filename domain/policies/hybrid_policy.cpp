@@ -106,11 +106,14 @@ std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const Var
                                           const std::optional<ItlSpread>& itl_spread) {
   auto qa = variant_queue(params, spec, traffic);
   if (!qa) return std::nullopt;
-  auto mean = qa->size(slo);
+  // The mean sizing and the TTFT tail's rate searched side by side (the same bits as
+  // one after the other, for about the cost of one).
+  const SizingWithTail both = slo.ttft_ms > 0 ? size_with_tail(*qa, slo, p) : SizingWithTail{qa->size(slo), 0.0};
+  const SizingResult& mean = both.mean;
   if (!mean) return std::nullopt;
   ReplicaSizing s{mean->at_lambda_star.throughput_rps, mean->at_lambda_star.ttft_ms, false, 0, false};
   if (slo.ttft_ms > 0) {
-    auto tail = tail_capacity_rps(*qa, slo.ttft_ms, p);
+    const Result<double>& tail = both.tail_rps;
     if (!tail) return std::nullopt;
     if (*tail < s.capacity_rps) {
       s.capacity_rps = *tail;
