@@ -103,6 +103,15 @@ void QueueAnalyzer::queue(double lambda, Chain& c) const {
 // them take about the time of one. Both stop at the first state where either is cut;
 // the other goes on alone (serve, queue).
 #if defined(__SSE2__)
+namespace {
+// A pair's three sums as two lanes each (p, mass, moment), for the scalar work per lane.
+void store_lanes(double (&lanes)[3][2], __m128d p, __m128d mass, __m128d moment) {
+  _mm_store_pd(lanes[0], p);
+  _mm_store_pd(lanes[1], mass);
+  _mm_store_pd(lanes[2], moment);
+}
+}  // namespace
+
 void QueueAnalyzer::serve_pair(double lambda_a, double lambda_b, Chain& ca, Chain& cb) const {
   const int n_max = config_.max_batch_size;
   const __m128d lambda = _mm_set_pd(lambda_b, lambda_a);
@@ -125,9 +134,7 @@ void QueueAnalyzer::serve_pair(double lambda_a, double lambda_b, Chain& ca, Chai
       if (_mm_movemask_pd(_mm_or_pd(cut, rescale)) == 0) [[likely]] continue;
       // A lane to cut or rescale: as solve() does to its chain at this state.
       alignas(16) double lanes[3][2];
-      _mm_store_pd(lanes[0], p);
-      _mm_store_pd(lanes[1], mass);
-      _mm_store_pd(lanes[2], moment);
+      store_lanes(lanes, p, mass, moment);
       const int rescale_lanes = _mm_movemask_pd(rescale);
       for (int lane = 0; lane < 2; ++lane) {
         if (rescale_lanes & (1 << lane)) {
@@ -145,9 +152,7 @@ void QueueAnalyzer::serve_pair(double lambda_a, double lambda_b, Chain& ca, Chai
     }
   }
   alignas(16) double lanes[3][2];
-  _mm_store_pd(lanes[0], p);
-  _mm_store_pd(lanes[1], mass);
-  _mm_store_pd(lanes[2], moment);
+  store_lanes(lanes, p, mass, moment);
   for (int lane = 0; lane < 2; ++lane) {
     Chain& c = lane == 0 ? ca : cb;
     const bool cut = (cut_lanes & (1 << lane)) != 0;
@@ -180,9 +185,7 @@ void QueueAnalyzer::queue_pair(double lambda_a, double lambda_b, Chain& ca, Chai
     if (cut_lanes != 0) [[unlikely]] break;
   }
   alignas(16) double lanes[3][2];
-  _mm_store_pd(lanes[0], p);
-  _mm_store_pd(lanes[1], mass);
-  _mm_store_pd(lanes[2], moment);
+  store_lanes(lanes, p, mass, moment);
   for (int lane = 0; lane < 2; ++lane) {
     Chain& c = lane == 0 ? ca : cb;
     const bool cut = (cut_lanes & (1 << lane)) != 0;

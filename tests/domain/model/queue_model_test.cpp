@@ -235,6 +235,17 @@ namespace {
 
 // The chain solved as the analyzer once did, with every 1/mu(n) made before the first
 // solve: the lazily filled table must give the same bits.
+// Analyzers whose chains are cut early, never reach the queue, go beyond the inline
+// service table (batch 300) or are rescaled at high load (batch 2048).
+const struct TableCase {
+  ServiceParams params;
+  QueueConfig config;
+  RequestSize size;
+} kTableCases[] = {{{8.0, 0.016, 0.0005}, {256, 100}, {1024, 256}},
+                   {{5.0, 0.05, 5e-5}, {64, 0}, {0, 1}},
+                   {{22.3, 0.127, 0.00079}, {300, 300}, {512, 128}},
+                   {{5.0, 0.05, 5e-5}, {2048, 20480}, {512, 128}}};
+
 QueueMetrics solved_with_whole_table(const ServiceParams& sp, const QueueConfig& c, const RequestSize& s,
                                      double rate_rps) {
   const double i = s.input_tokens, o = s.output_tokens;
@@ -288,15 +299,7 @@ QueueMetrics solved_with_whole_table(const ServiceParams& sp, const QueueConfig&
 // states): light rates first, then heavier ones that need more of the table, then the
 // light ones again, each must be what the whole table gives.
 TEST_CASE("An analyzer that fills its service table as solves reach it solves as with the whole table") {
-  const struct {
-    ServiceParams params;
-    QueueConfig config;
-    RequestSize size;
-  } cases[] = {{{8.0, 0.016, 0.0005}, {256, 100}, {1024, 256}},
-               {{5.0, 0.05, 5e-5}, {64, 0}, {0, 1}},
-               {{22.3, 0.127, 0.00079}, {300, 300}, {512, 128}},  // beyond the inline table
-               {{5.0, 0.05, 5e-5}, {2048, 20480}, {512, 128}}};
-  for (const auto& c : cases) {
+  for (const auto& c : kTableCases) {
     auto qa = QueueAnalyzer::create(c.params, c.config, c.size);
     REQUIRE(qa.ok());
     std::vector<double> rates;
@@ -317,16 +320,8 @@ TEST_CASE("An analyzer that fills its service table as solves reach it solves as
 // sizing's searches): each must be what it is alone, wherever either is cut, rescaled or
 // runs into the queue, and whichever half it is in.
 TEST_CASE("Two chains solved at once are each what the whole table gives alone") {
-  const struct {
-    ServiceParams params;
-    QueueConfig config;
-    RequestSize size;
-  } cases[] = {{{8.0, 0.016, 0.0005}, {256, 100}, {1024, 256}},
-               {{5.0, 0.05, 5e-5}, {64, 0}, {0, 1}},
-               {{22.3, 0.127, 0.00079}, {300, 300}, {512, 128}},
-               {{5.0, 0.05, 5e-5}, {2048, 20480}, {512, 128}}};  // rescaled at high load
   const double fractions[] = {1e-4, 0.01, 0.2, 0.5, 0.9, 0.97, 0.999, 1.0};
-  for (const auto& c : cases) {
+  for (const auto& c : kTableCases) {
     for (double fa : fractions) {
       for (double fb : fractions) {
         auto qa = QueueAnalyzer::create(c.params, c.config, c.size);
