@@ -1,7 +1,5 @@
 #include "actors/daemon.hpp"
 
-#include <malloc.h>
-
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -49,9 +47,6 @@ void record_last_reviews(caf::scoped_actor& self, const actuator_actor& actuator
 
 int run_daemon(DaemonSetup setup, const std::atomic<bool>& stop) {
   const DaemonOptions& o = setup.options;
-  // Before any thread of the store's or the actors' starts.
-  if (o.malloc_arenas > 0) mallopt(M_ARENA_MAX, o.malloc_arenas);
-  if (o.malloc_mmap_threshold_bytes > 0) mallopt(M_MMAP_THRESHOLD, static_cast<int>(o.malloc_mmap_threshold_bytes));
   auto opened = storage::EventStore::open(o.data_dir, o.store);
   if (!opened.ok()) {
     say(setup, "cannot open the event store: " + opened.error().message);

@@ -35,22 +35,6 @@ struct DaemonOptions {
   double speedup = 1;
   std::uint64_t max_ticks = 0;  // 0 = no limit
   std::size_t scheduler_threads = 0;  // 0 = CAF's default (the hardware's)
-  // glibc malloc arenas for the whole process, set before the store's and the actors' threads start
-  // (0 = glibc's default, 8 per core). Each thread that allocates under contention gets
-  // an arena of its own, and each holds its own free memory: at 1,000 variants two
-  // arenas took the daemon's RSS from 91 to 67 MiB above its inputs at the same CPU,
-  // one to 64 MiB at half again the CPU (bench/daemon_bench.cpp).
-  // (malloc_trim after each tick did not lower the peak and doubled a tick's CPU.)
-  int malloc_arenas = 2;
-  // Blocks of at least this many bytes come straight from the system and go back to it
-  // when freed (0 = glibc's default). glibc's own threshold rises to the largest block
-  // freed so far (up to 32 MiB), after which a tick's large buffers (its event vector,
-  // the store's write batch) come from the arenas, which keep their pages resident
-  // after a free and leave holes for the rest to fragment. Fixed at 1 MiB, peak RSS at
-  // 1,000 variants went from 73-76 to 70-71 MiB (bench/daemon_bench.cpp). The price is
-  // page faults: at 10,000 variants about 50 ms more system time a tick, and about as
-  // much less user time (README, "capstan run").
-  std::size_t malloc_mmap_threshold_bytes = 1 << 20;
 };
 
 struct DaemonSetup {

@@ -7,7 +7,7 @@
 // process's peak RSS.
 #pragma once
 
-#include <malloc.h>
+#include <jemalloc/jemalloc.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -114,7 +114,8 @@ inline long rss_kib() { return status_kib("VmRSS"); }
 // figure measures what follows and not the simulation that recorded the inputs; memory
 // freed before is first handed back to the system.
 inline bool reset_peak_rss() {
-  malloc_trim(0);
+  static_assert(MALLCTL_ARENAS_ALL == 4096, "every arena's index, spelled in the name below");
+  mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
   std::ofstream clear("/proc/self/clear_refs");
   clear << "5";
   clear.flush();

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake
   libcaf-dev librocksdb-dev libeigen3-dev nlohmann-json3-dev catch2
-  libboost-dev libyaml-cpp-dev libcli11-dev
+  libboost-dev libyaml-cpp-dev libcli11-dev libjemalloc-dev
 )
 if [ "${1:-}" = "--test" ]; then
   packages+=(prometheus)  # promtool: the admin API test checks /metrics with `promtool check metrics`
