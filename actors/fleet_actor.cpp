@@ -28,7 +28,13 @@ struct TickRun {
   bool planning_over = false;  // every model answered or the deadline passed: later answers are ignored
   std::vector<storage::Event> events;
   std::vector<Decision> decisions;
+  // A snapshot tick: the fleet's snapshot first, then model k's at k + 1 (the models
+  // asked, in `snapshot_models`' order), each in its place as it arrives.
   std::vector<storage::Snapshot> snapshots;
+  std::vector<ModelKey> snapshot_models;
+  std::vector<bool> snapshotted;  // per model asked
+  std::size_t snapshots_left = 0;
+  bool snapshotting_over = false;
 };
 
 namespace {
@@ -202,32 +208,69 @@ std::string fleet_snapshot_bytes(const FleetActorState& s, const TickTime& time)
   return std::string(bytes.begin(), bytes.end());
 }
 
+// The snapshot tick is over, with every model's snapshot or (`failure`) none: a snapshot
+// is complete or not written, and the tick goes on without it.
+// `run` by value: it may be the state's own pointer, which this resets.
+void snapshots_done(self_ptr self, RunPtr run, std::optional<std::pair<ModelKey, std::string>> failure) {
+  run->snapshotting_over = true;
+  self->state.snapshotting.reset();
+  if (failure) {
+    run->snapshots.clear();
+    add_incident(*run, failure->first, "snapshot_failed", "no snapshot this tick: " + failure->second);
+  }
+  journal_tick(self, run);
+}
+
+// Model `k`'s answer to tick `tick`'s snapshot, if that tick still waits for it.
+TickRun* snapshotting_run(self_ptr self, std::uint64_t tick, std::uint64_t k) {
+  TickRun* run = self->state.snapshotting.get();
+  if (!run || run->snapshotting_over || run->summary.tick != tick || k >= run->snapshot_models.size() ||
+      run->snapshotted[k])
+    return nullptr;
+  return run;
+}
+
+// Every N ticks each model's state goes into the tick's batch beside the fleet's. The
+// models are asked one-way and encode their own (snapshot_listener); one deadline covers
+// them all.
 void snapshot_then_journal(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
   if (s.options.snapshot_every_ticks <= 0 || s.tick % static_cast<std::uint64_t>(s.options.snapshot_every_ticks) != 0 ||
       s.models.empty())
     return journal_tick(self, run);
+  run->snapshots.reserve(1 + s.models.size());
   run->snapshots.push_back({"fleet", 0, run->time.now_s, fleet_snapshot_bytes(s, run->time)});
-  auto left = std::make_shared<std::size_t>(s.models.size());
-  auto failed = std::make_shared<bool>(false);
+  run->snapshots.resize(1 + s.models.size());
+  run->snapshotted.assign(s.models.size(), false);
+  run->snapshots_left = s.models.size();
+  s.snapshotting = run;
+  self->delayed_send(caf::actor_cast<fleet_actor>(self),
+                     std::chrono::microseconds(static_cast<long long>(s.options.timeouts.model_s * 1e6)), deadline_atom::value,
+                     run->summary.tick, snapshot_atom::value);
   for (const auto& [key, actor] : s.models) {
-    self->request(actor, seconds(s.options.timeouts.model_s), snapshot_atom::value)
-        .then(
-            [self, run, left, failed](ModelSnapshot& snapshot) {
-              if (*failed) return;
-              const auto bytes = nlohmann::json::to_msgpack(to_message_json(snapshot));
-              run->snapshots.push_back({model_label(snapshot.model), 0, run->time.now_s, std::string(bytes.begin(), bytes.end())});
-              if (--*left == 0) journal_tick(self, run);
-            },
-            [self, run, left, failed, key = key](caf::error& err) {
-              if (*failed) return;
-              // A snapshot is complete or not written: the tick goes on without one.
-              *failed = true;
-              run->snapshots.clear();
-              add_incident(*run, key, "snapshot_failed", "no snapshot this tick: " + to_string(err));
-              journal_tick(self, run);
-            });
+    self->send(actor, snapshot_atom::value, run->summary.tick, static_cast<std::uint64_t>(run->snapshot_models.size()));
+    run->snapshot_models.push_back(key);
   }
+}
+
+void snapshot_arrived(self_ptr self, TickRun& run, std::uint64_t k, storage::Snapshot snapshot) {
+  snapshot.time_s = run.time.now_s;
+  run.snapshots[k + 1] = std::move(snapshot);
+  run.snapshotted[k] = true;
+  if (--run.snapshots_left > 0) return;
+  snapshots_done(self, self->state.snapshotting, std::nullopt);
+}
+
+// Models stopped while their snapshot was awaited never answer: no snapshot this tick,
+// rather than waiting for the deadline.
+void stopped_while_snapshotting(self_ptr self, const std::vector<ModelKey>& stopped) {
+  const RunPtr run = self->state.snapshotting;
+  if (!run || run->snapshotting_over) return;
+  for (std::size_t k = 0; k < run->snapshot_models.size(); ++k)
+    if (!run->snapshotted[k] && std::find(stopped.begin(), stopped.end(), run->snapshot_models[k]) != stopped.end())
+      return snapshots_done(self, run,
+                            std::pair{run->snapshot_models[k],
+                                      std::string("its actor was stopped: the model left the configuration")});
 }
 
 void finish_plans(self_ptr self, const RunPtr& run) {
@@ -439,11 +482,29 @@ fleet_actor::behavior_type fleet_behavior(self_ptr self, std::shared_ptr<const T
         const RunPtr run = self->state.planning;
         if (run && run->summary.tick == tick) plans_overdue(self, run);
       },
+      [self](snapped_atom, std::uint64_t tick, std::uint64_t k, storage::Snapshot& snapshot) {
+        if (TickRun* run = snapshotting_run(self, tick, k)) snapshot_arrived(self, *run, k, std::move(snapshot));
+      },
+      [self](snapped_atom, std::uint64_t tick, std::uint64_t k, std::string& error) {
+        if (TickRun* run = snapshotting_run(self, tick, k))
+          snapshots_done(self, self->state.snapshotting, std::pair{run->snapshot_models[k], std::move(error)});
+      },
+      [self](deadline_atom, std::uint64_t tick, snapshot_atom) {
+        const RunPtr run = self->state.snapshotting;
+        if (!run || run->snapshotting_over || run->summary.tick != tick) return;
+        const std::size_t k = static_cast<std::size_t>(
+            std::find(run->snapshotted.begin(), run->snapshotted.end(), false) - run->snapshotted.begin());
+        snapshots_done(self, run,
+                       std::pair{run->snapshot_models.at(k),
+                                 "no answer within " + fmt_num(self->state.options.timeouts.model_s) + " s"});
+      },
       [self](config_atom, ConfigUpdate& update) {
         auto& s = self->state;
         s.record_config = true;
         s.config = std::move(update);
-        stopped_while_planning(self, stop_unconfigured(self));
+        const std::vector<ModelKey> stopped = stop_unconfigured(self);
+        stopped_while_planning(self, stopped);
+        stopped_while_snapshotting(self, stopped);
       },
       [self](config_atom, ConfigRejection& rejection) { self->state.rejections_to_record.push_back(std::move(rejection)); },
   };

@@ -67,6 +67,7 @@ struct FleetActorState {
   actuator_actor actuator;
   std::uint64_t tick = 0;
   std::shared_ptr<TickRun> planning;  // the tick whose models are planning, until its deadline
+  std::shared_ptr<TickRun> snapshotting;  // the tick whose models are giving their snapshots
   static inline const char* name = "capstan.fleet";
 };
 

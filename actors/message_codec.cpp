@@ -3,8 +3,10 @@
 #include "actors/messages.hpp"
 #include "domain/codec/event_codec.hpp"
 #include "domain/codec/field_reader.hpp"
+#include "domain/codec/msgpack_writer.hpp"
 #include "domain/codec/policy_config_codec.hpp"
 #include "domain/codec/state_codec.hpp"
+#include "domain/codec/state_msgpack.hpp"
 #include "domain/codec/tick_input_codec.hpp"
 
 namespace capstan::actors {
@@ -235,6 +237,33 @@ json to_message_json(const ModelSnapshot& x) {
           {"state", encode_model_state(x.state)},
           {"variants", variants}};
 }
+std::string encode_model_snapshot(const ModelSnapshot& x) {
+  std::vector<std::uint8_t> bytes;
+  bytes.reserve(512 + 1024 * x.variants.size());
+  MsgpackWriter w(bytes);
+  w.map(4);  // members in the order the JSON document keeps them (sorted)
+  w.string("model");
+  w.map(2);
+  w.string("model_id");
+  w.string(x.model.model_id);
+  w.string("ns");
+  w.string(x.model.ns);
+  w.string("policy");
+  w.string(x.policy);
+  w.string("state");
+  write_model_state_msgpack(w, x.state);
+  w.string("variants");
+  w.array(x.variants.size());
+  for (const auto& [name, memory] : x.variants) {
+    w.map(2);
+    w.string("memory");
+    write_variant_memory_msgpack(w, memory);
+    w.string("variant");
+    w.string(name);
+  }
+  return std::string(bytes.begin(), bytes.end());
+}
+
 template <>
 Result<ModelSnapshot> from_message_json<ModelSnapshot>(const json& j) {
   return read_message<ModelSnapshot>("model snapshot", j, [](const FieldReader& r) {

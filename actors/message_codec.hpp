@@ -3,6 +3,8 @@
 // refuses a malformed message naming the field, as every codec of the project does.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "domain/core/result.hpp"
@@ -46,6 +48,11 @@ nlohmann::json to_message_json(const ActuationRequest& x);
 nlohmann::json to_message_json(const ActuationReport& x);
 nlohmann::json to_message_json(const ConfigUpdate& x);
 nlohmann::json to_message_json(const TickSummary& x);
+
+// A model's snapshot as the store keeps it: the MessagePack of to_message_json's document,
+// written without building the tree (a snapshot tick encodes every model's; through the
+// tree that was most of the tick at 10,000 models). The same bytes.
+std::string encode_model_snapshot(const ModelSnapshot& x);
 
 // Defined for each type above.
 template <class T>

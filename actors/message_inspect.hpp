@@ -58,6 +58,13 @@ CAPSTAN_INSPECT_ENCODED(capstan::actors, TickSummary, "capstan.tick_summary")
 
 #undef CAPSTAN_INSPECT_ENCODED
 
+namespace capstan::storage {
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, Snapshot& x) {
+  return f(caf::meta::type_name("capstan.snapshot"), x.scope, x.seq, x.time_s, x.bytes);
+}
+}  // namespace capstan::storage
+
 namespace capstan::actors {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, ConfigRejection& x) {

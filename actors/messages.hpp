@@ -6,6 +6,8 @@
 //                    fleet <--planned-- model                       (one-way, not a reply)
 //                    fleet: allocate (the GPU budget across models)
 //                    fleet --settle--> model --commit--> variant   (states move on)
+//                    fleet --snapshot--> model --snapshot--> variant  (every N ticks)
+//                    fleet <--snapped-- model (its state, encoded; one-way)
 //                    fleet --append--> journal (durable: one RocksDB WriteBatch)
 //                    fleet --actuate--> actuator (the connector), results appended
 //
@@ -49,6 +51,7 @@ using pending_atom = caf::atom_constant<caf::atom("pending")>;
 using review_atom = caf::atom_constant<caf::atom("review")>;
 using deadline_atom = caf::atom_constant<caf::atom("deadline")>;
 using planned_atom = caf::atom_constant<caf::atom("planned")>;
+using snapped_atom = caf::atom_constant<caf::atom("snapped")>;
 
 // A model's observation and configuration are shared, read-only, by the fleet's tick,
 // the model's plan and its variants' learn: one copy per tick rather than one per
@@ -188,10 +191,18 @@ using variant_actor = caf::typed_actor<caf::replies_to<learn_atom, LearnRequest>
 using plan_listener = caf::typed_actor<caf::reacts_to<planned_atom, std::uint64_t, std::uint64_t, PlanReply>,
                                        caf::reacts_to<planned_atom, std::uint64_t, std::uint64_t, std::string>>;
 
+// Whoever asks a model for its snapshot one-way (the fleet, on tick `tick`, the `index`th
+// model it asked): the model answers with its ModelSnapshot encoded as the store keeps
+// it, or why it has none. One-way and encoded by the model for the reasons plans are:
+// 10,000 open requests are quadratic in CAF 0.17, and 10,000 encodings on the fleet's
+// thread were most of a snapshot tick; on the models' they run on every core.
+using snapshot_listener = caf::typed_actor<caf::reacts_to<snapped_atom, std::uint64_t, std::uint64_t, storage::Snapshot>,
+                                           caf::reacts_to<snapped_atom, std::uint64_t, std::uint64_t, std::string>>;
+
 using model_actor = caf::typed_actor<caf::replies_to<plan_atom, PlanRequest>::with<PlanReply>,
                                      caf::reacts_to<plan_atom, PlanRequest, std::uint64_t, std::uint64_t>,
                                      caf::reacts_to<settle_atom, SettleRequest>,
-                                     caf::replies_to<snapshot_atom>::with<ModelSnapshot>>;
+                                     caf::reacts_to<snapshot_atom, std::uint64_t, std::uint64_t>>;
 
 using collector_actor = caf::typed_actor<caf::replies_to<observe_atom, TickTime>::with<fleet::Observed>>;
 
@@ -201,11 +212,15 @@ using actuator_actor = caf::typed_actor<caf::replies_to<actuate_atom, ActuationR
                                         caf::replies_to<pending_atom>::with<PendingDecisions>,
                                         caf::replies_to<review_atom, ReviewRequest>::with<ReviewReply>>;
 
-// The fleet's own timer: tick `n`'s models have had their time to plan (one timer per
-// tick rather than a timeout per request: at 10,000 models the actor clock's
-// bookkeeping of 20,000 request timeouts a tick was a core's tenth).
+// The fleet's own timers: tick `n`'s models have had their time to plan, or (with
+// snapshot_atom) to give their snapshots. One timer per tick rather than a timeout per
+// request: at 10,000 models the actor clock's bookkeeping of 20,000 request timeouts a
+// tick was a core's tenth.
 using fleet_actor = caf::typed_actor<caf::replies_to<tick_atom, TickTime>::with<TickSummary>,
                                      caf::reacts_to<deadline_atom, std::uint64_t>,
+                                     caf::reacts_to<deadline_atom, std::uint64_t, snapshot_atom>,
+                                     caf::reacts_to<snapped_atom, std::uint64_t, std::uint64_t, storage::Snapshot>,
+                                     caf::reacts_to<snapped_atom, std::uint64_t, std::uint64_t, std::string>,
                                      caf::reacts_to<planned_atom, std::uint64_t, std::uint64_t, PlanReply>,
                                      caf::reacts_to<planned_atom, std::uint64_t, std::uint64_t, std::string>,
                                      caf::reacts_to<config_atom, ConfigUpdate>,

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <utility>
 
+#include "actors/message_codec.hpp"
 #include "actors/variant_actor.hpp"
 
 namespace capstan::actors {
@@ -129,36 +130,37 @@ model_actor::behavior_type model_behavior(self_ptr self, std::shared_ptr<const T
         for (const std::string& name : s.learned_this_tick) self->send(s.variants.at(name), commit_atom::value);
         s.learned_this_tick.clear();
       },
-      [self](snapshot_atom) -> caf::result<ModelSnapshot> {
+      [self](snapshot_atom, std::uint64_t tick, std::uint64_t index) {
         auto& s = self->state;
-        auto promise = self->make_response_promise<ModelSnapshot>();
+        const auto asker = caf::actor_cast<snapshot_listener>(self->current_sender());
         auto snapshot = std::make_shared<ModelSnapshot>();
         snapshot->policy = s.policy->name();
         snapshot->model = s.model;
         snapshot->state = s.state;
         // Variants not started yet keep the memory they were restored with.
         snapshot->variants = s.restored;
-        if (s.variants.empty()) {
-          promise.deliver(std::move(*snapshot));
-          return promise;
-        }
         auto left = std::make_shared<std::size_t>(s.variants.size());
         auto failed = std::make_shared<bool>(false);
+        auto send_encoded = [self, asker, tick, index, snapshot] {
+          self->send(asker, snapped_atom::value, tick, index,
+                     storage::Snapshot{storage::snapshot_scope(snapshot->model), 0, 0, encode_model_snapshot(*snapshot)});
+        };
+        if (s.variants.empty()) return send_encoded();
         for (const auto& [name, actor] : s.variants) {
           self->request(actor, s.learn_timeout, snapshot_atom::value)
               .then(
-                  [snapshot, left, failed, promise, name = name](VariantMemory& memory) mutable {
+                  [snapshot, left, failed, send_encoded, name = name](VariantMemory& memory) {
                     if (*failed) return;
                     snapshot->variants[name] = std::move(memory);
-                    if (--*left == 0) promise.deliver(std::move(*snapshot));
+                    if (--*left == 0) send_encoded();
                   },
-                  [failed, promise](caf::error& err) mutable {
+                  [self, asker, tick, index, failed, name = name](caf::error& err) {
                     if (*failed) return;
                     *failed = true;
-                    promise.deliver(err);
+                    self->send(asker, snapped_atom::value, tick, index,
+                               "variant '" + name + "' gave no snapshot: " + to_string(err));
                   });
         }
-        return promise;
       },
   };
 }

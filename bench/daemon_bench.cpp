@@ -6,8 +6,9 @@
 // restart: opening the store and folding from the newest snapshot; and the peak RSS.
 // Targets on 2 cores: a 10,000-variant tick under 300 ms, restart under 1 s at 1,000
 // models, RSS under 64 MiB at 1,000 variants.
-// Run: build/bench/daemon_bench [TICKS] [MODELSxVARIANTS]
-//   (default 40 ticks: a snapshot at 20 and 40; the three fleets, or the one given, e.g. 1000x10)
+// Run: build/bench/daemon_bench [TICKS] [MODELSxVARIANTS] [SNAPSHOT_EVERY]
+//   (default 40 ticks: a snapshot at 20 and 40; the three fleets, or the one given, e.g.
+//   1000x10; SNAPSHOT_EVERY ticks, default the daemon's 20: 1 shows what snapshots cost)
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -27,7 +28,8 @@ using namespace capstan;
 
 namespace {
 
-void bench_fleet(const std::vector<TickInput>& recorded, int models, int variants, std::uint64_t ticks) {
+void bench_fleet(const std::vector<TickInput>& recorded, int models, int variants, std::uint64_t ticks,
+                 int snapshot_every) {
   const auto dir = std::filesystem::temp_directory_path() / ("capstan_daemon_bench_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   bench::reset_peak_rss();
@@ -43,6 +45,7 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
   setup.options.virtual_clock = true;
   setup.options.max_ticks = ticks;
   setup.options.fleet.timeouts.model_s = 60;
+  setup.options.fleet.snapshot_every_ticks = snapshot_every;
   std::vector<std::chrono::steady_clock::time_point> done;
   std::vector<double> cpu_at_done;  // the process's CPU seconds, all threads
   std::uint64_t events = 0;
@@ -63,8 +66,15 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
     return;
   }
   std::vector<double> ms;
-  for (std::size_t i = 20; i < done.size(); ++i)  // after hybrid's ITL evidence has filled
+  std::string snapshot_ticks;  // the ticks that also wrote every model's snapshot
+  for (std::size_t i = 20; i < done.size(); ++i) {  // after hybrid's ITL evidence has filled
     ms.push_back(std::chrono::duration<double, std::milli>(done[i] - done[i - 1]).count());
+    if ((i + 1) % static_cast<std::size_t>(snapshot_every) == 0)
+      snapshot_ticks += " " + std::to_string(i + 1) + ": " + std::to_string(static_cast<int>(ms.back())) + " ms (CPU " +
+                        std::to_string(static_cast<int>(1e3 * (cpu_at_done[i] - cpu_at_done[i - 1]))) + " ms; planned at " +
+                        std::to_string(static_cast<int>(phases[i].planned_ms)) + ", durable at " +
+                        std::to_string(static_cast<int>(phases[i].durable_ms)) + ")";
+  }
   std::sort(ms.begin(), ms.end());
   std::vector<double> cpu_ms;
   for (std::size_t i = 20; i < cpu_at_done.size(); ++i) cpu_ms.push_back(1e3 * (cpu_at_done[i] - cpu_at_done[i - 1]));
@@ -103,6 +113,7 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
   };
   std::printf("%29s  observed at %.1f ms, planned at %.1f ms, durable at %.1f ms, done at %.1f ms (medians)\n", "",
               median(observed), median(planned), median(durable), median(finished));
+  if (!snapshot_ticks.empty()) std::printf("%29s  snapshot ticks:%s\n", "", snapshot_ticks.c_str());
   // A tick's stored bytes by event type: the values of tick 21 (the first timed one).
   if (store.ok()) {
     std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> by_type;  // type -> events, bytes
@@ -140,19 +151,25 @@ void bench_fleet(const std::vector<TickInput>& recorded, int models, int variant
 
 int main(int argc, char** argv) {
   const std::uint64_t ticks = argc > 1 ? std::stoull(argv[1]) : 40;
+  const int snapshot_every = argc > 3 ? std::atoi(argv[3]) : actors::FleetOptions{}.snapshot_every_ticks;
+  if (snapshot_every < 1) {
+    std::printf("SNAPSHOT_EVERY must be a positive count of ticks, got '%s'\n", argv[3]);
+    return 1;
+  }
   const std::vector<TickInput> recorded = bench::simulated_ticks();
   if (recorded.empty()) return 1;
-  std::printf("capstan run's tick, everything included (hybrid, synced batch per tick, snapshot every 20 ticks)\n");
+  std::printf("capstan run's tick, everything included (hybrid, synced batch per tick, snapshot every %d ticks)\n",
+              snapshot_every);
   if (argc > 2) {  // one fleet, any shape
     int models = 0, variants = 0;
     if (std::sscanf(argv[2], "%dx%d", &models, &variants) != 2 || models < 1 || variants < 1) {
       std::printf("MODELSxVARIANTS must be two positive counts, e.g. 1000x10, got '%s'\n", argv[2]);
       return 1;
     }
-    bench_fleet(recorded, models, variants, ticks);
+    bench_fleet(recorded, models, variants, ticks, snapshot_every);
     return 0;
   }
   for (auto [models, variants] : {std::pair{1000, 1}, std::pair{1000, 3}, std::pair{10000, 1}})
-    bench_fleet(recorded, models, variants, ticks);
+    bench_fleet(recorded, models, variants, ticks, snapshot_every);
   return 0;
 }

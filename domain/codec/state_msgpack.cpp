@@ -1030,6 +1030,16 @@ std::vector<std::uint8_t> encode_fleet_memory_msgpack(const std::string& policy,
   return out;
 }
 
+void write_model_state_msgpack(MsgpackWriter& w, const ModelState& state) {
+  w.map(2);
+  w.string("finisher");
+  write_finisher(w, state.finisher);
+  w.string("policy");
+  std::visit([&](const auto& m) { write_memory(w, m); }, state.policy);
+}
+
+void write_variant_memory_msgpack(MsgpackWriter& w, const VariantMemory& memory) { write_variant_memory(w, memory); }
+
 Result<FleetMemory> decode_fleet_memory_msgpack(const std::string& policy, std::span<const std::uint8_t> bytes) {
   try {
     MsgpackReader r(bytes);

@@ -22,6 +22,13 @@
 namespace capstan {
 
 std::vector<std::uint8_t> encode_fleet_memory_msgpack(const std::string& policy, const FleetMemory& memory);
+
+class MsgpackWriter;
+// One model's state and one variant's memory as to_msgpack writes encode_model_state's
+// and encode_variant_memory's documents (state_codec.hpp), for a record that holds them
+// among its own members (the daemon's model snapshot, actors/message_codec.hpp).
+void write_model_state_msgpack(MsgpackWriter& w, const ModelState& state);
+void write_variant_memory_msgpack(MsgpackWriter& w, const VariantMemory& memory);
 Result<FleetMemory> decode_fleet_memory_msgpack(const std::string& policy, std::span<const std::uint8_t> bytes);
 
 }  // namespace capstan

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "actors/message_codec.hpp"
 #include "actors/resume.hpp"
 #include "daemon_fixture.hpp"
 #include "domain/codec/state_codec.hpp"
@@ -237,6 +238,71 @@ TEST_CASE("a model that does not answer in time holds its last decisions while t
   auto resumed = actors::resume(*store.value(), *policy);
   REQUIRE(resumed.ok());
   CHECK(resumed.value().mismatched_decisions == 0);
+}
+
+TEST_CASE("a snapshot tick that a model does not answer in time writes no snapshot, says why, and goes on") {
+  TempDir dir("silent_snapshot");
+  std::vector<sim::ModelInput> models;
+  sim::FleetConfig fast = testing::example_fleet(), slow = testing::example_fleet();
+  fast.model = "fast-model";
+  slow.model = "slow-model";
+  models.push_back({fast, testing::example_trace(), 1});
+  models.push_back({slow, testing::example_trace(), 1});
+  actors::DaemonOptions options;
+  options.max_ticks = 2;
+  options.fleet.snapshot_every_ticks = 1;
+  // The slow model's variant is still learning (300 ms) when the snapshot asks for its
+  // memory, past the deadline of 0.1 s that its plan missed too.
+  options.fleet.timeouts.model_s = 0.1;
+  auto policy = std::make_shared<SlowForOneModel>(find_policy("hybrid").value(), "slow-model");
+  auto run = testing::run_example_daemon("hybrid", dir.path.string(), options, std::move(models), nullptr, policy);
+  REQUIRE(run.status == 0);
+  REQUIRE(run.ticks.size() == 2);
+  for (const auto& tick : run.ticks) {
+    CHECK(tick.decisions.size() == 2);  // the fast model is decided all the same
+    REQUIRE(tick.incidents.size() == 2);
+    CHECK_THAT(tick.incidents[0], Catch::Contains("slow-model") && Catch::Contains("did not plan in time"));
+    CHECK_THAT(tick.incidents[1], Catch::StartsWith("sim/slow-model: no snapshot this tick: no answer within 0.1 s"));
+  }
+  auto store = storage::EventStore::open_read_only(dir.path.string());
+  REQUIRE(store.ok());
+  auto snapshots = store.value()->latest_snapshots();
+  REQUIRE(snapshots.ok());
+  CHECK(snapshots.value().empty());  // complete or not written: not the fast model's alone
+}
+
+TEST_CASE("a snapshot tick stores the fleet's and every model's snapshot, each as its model encoded it") {
+  TempDir dir("snapshots");
+  std::vector<sim::ModelInput> models;
+  for (const char* name : {"model-a", "model-b", "model-c"}) {
+    sim::FleetConfig fleet = testing::example_fleet();
+    fleet.model = name;
+    models.push_back({fleet, testing::example_trace(), 1});
+  }
+  actors::DaemonOptions options;
+  options.max_ticks = 3;
+  options.fleet.snapshot_every_ticks = 3;
+  auto run = testing::run_example_daemon("hybrid", dir.path.string(), options, std::move(models));
+  REQUIRE(run.status == 0);
+  REQUIRE(run.ticks.size() == 3);
+  CHECK(run.ticks.back().incidents.empty());
+  auto store = storage::EventStore::open_read_only(dir.path.string());
+  REQUIRE(store.ok());
+  auto snapshots = store.value()->latest_snapshots();
+  REQUIRE(snapshots.ok());
+  std::vector<std::string> scopes;
+  for (const storage::Snapshot& snapshot : snapshots.value()) {
+    scopes.push_back(snapshot.scope);
+    CHECK(snapshot.seq == snapshots.value().front().seq);  // one batch's, the same tick's
+    CHECK(snapshot.time_s == run.ticks.back().now_s);
+    if (snapshot.scope == "fleet") continue;
+    auto decoded = actors::from_message_json<actors::ModelSnapshot>(nlohmann::json::from_msgpack(snapshot.bytes));
+    REQUIRE(decoded.ok());
+    CHECK(snapshot.scope == storage::snapshot_scope(decoded.value().model));
+    CHECK(decoded.value().policy == "hybrid");
+    CHECK(decoded.value().variants.size() == 2);  // both variants learned, their memories inside
+  }
+  CHECK(scopes == std::vector<std::string>{"fleet", "sim/model-a", "sim/model-b", "sim/model-c"});
 }
 
 }  // namespace

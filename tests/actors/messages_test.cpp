@@ -5,8 +5,12 @@
 #include <caf/binary_deserializer.hpp>
 #include <caf/binary_serializer.hpp>
 
+#include "actors/message_codec.hpp"
 #include "actors/messages.hpp"
+#include "actors/resume.hpp"
+#include "domain/codec/tick_input_test_support.hpp"
 #include "domain/core/reason.hpp"
+#include "domain/policies/policy.hpp"
 
 namespace capstan {
 namespace {
@@ -30,6 +34,26 @@ Decision sample_decision() {
   d.target_replicas = 4;
   d.reason = Reason(ReasonCode::kScaleUp, "scale up 3 -> 4: demand");
   return d;
+}
+
+TEST_CASE("a model's snapshot written directly is the MessagePack of its JSON document, under every policy") {
+  std::size_t compared = 0;
+  for (const std::string recording : {"budget", "disagg", "stale-gap"}) {
+    const std::vector<TickInput> inputs = testing::recorded_inputs(recording);
+    for (const PolicyInfo& info : registered_policies()) {
+      DrivenPolicy policy(info.make(), PolicyConfig{});
+      for (std::size_t t = 0; t < inputs.size(); ++t) {
+        policy.tick(inputs[t]);
+        for (const auto& [key, snapshot] : actors::model_snapshots(info.name, policy.memory())) {
+          INFO(recording << " " << info.name << " after tick " << t << ", model " << key.model_id);
+          const std::vector<std::uint8_t> tree = nlohmann::json::to_msgpack(actors::to_message_json(snapshot));
+          CHECK(actors::encode_model_snapshot(snapshot) == std::string(tree.begin(), tree.end()));
+          ++compared;
+        }
+      }
+    }
+  }
+  CHECK(compared > 100);
 }
 
 TEST_CASE("plan replies, settle requests and tick summaries survive CAF's serializer unchanged") {
