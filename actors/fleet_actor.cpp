@@ -5,6 +5,7 @@
 #include <iterator>
 #include <memory>
 #include <set>
+#include <utility>
 
 #include "actors/message_codec.hpp"
 #include "actors/model_actor.hpp"
@@ -35,6 +36,11 @@ struct TickRun {
   std::vector<bool> snapshotted;  // per model asked
   std::size_t snapshots_left = 0;
   bool snapshotting_over = false;
+  bool snapshots_gathered = false;               // every model's is in: to append once the decisions are durable
+  std::optional<std::uint64_t> decisions_seq;    // the decision batch's last seq, once durable
+  // What the tick waits for before its last batch and its reply: the actuations'
+  // results, and on a snapshot tick the snapshot written or given up.
+  int stages_left = 1;
 };
 
 namespace {
@@ -111,8 +117,8 @@ void fail(const RunPtr& run, const std::string& what) {
   run->promise.deliver(caf::make_error(caf::sec::runtime_error, what));
 }
 
-// Appends what the tick recorded after its decision batch (actuations, an actuation
-// incident), then replies to the driver.
+// Appends what the tick recorded after its decision batch (actuations, an actuation or
+// snapshot incident), then replies to the driver.
 void journal_then_deliver(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
   if (run->events.empty()) return deliver(run);
@@ -126,10 +132,14 @@ void journal_then_deliver(self_ptr self, const RunPtr& run) {
           [run](caf::error& err) { fail(run, "journal: " + to_string(err)); });
 }
 
+// One of the stages the tick's end waits for is over (TickRun::stages_left).
+void stage_done(self_ptr self, const RunPtr& run) {
+  if (--run->stages_left == 0) journal_then_deliver(self, run);
+}
+
 void actuate(self_ptr self, const RunPtr& run, std::vector<std::uint64_t> decision_seqs) {
   auto& s = self->state;
-  run->events.clear();  // the decision batch is durable; what follows is a batch of its own
-  if (run->decisions.empty()) return deliver(run);
+  if (run->decisions.empty()) return stage_done(self, run);
   ActuationRequest request{run->decisions, std::move(decision_seqs), run->time.now_s};
   run->summary.decisions = std::move(run->decisions);
   self->request(s.actuator, seconds(s.options.timeouts.actuation_s), actuate_atom::value, std::move(request))
@@ -143,13 +153,13 @@ void actuate(self_ptr self, const RunPtr& run, std::vector<std::uint64_t> decisi
                                                  std::to_string(a.target) + " failed: " + a.error);
               add_event(*run, std::move(a));
             }
-            journal_then_deliver(self, run);
+            stage_done(self, run);
           },
           [self, run](caf::error& err) {
             // A connector that hangs or fails: the tick is over all the same, and the
             // next tick asserts every target again.
             add_incident(*run, std::nullopt, "actuation_timeout", "the connector did not answer: " + to_string(err));
-            journal_then_deliver(self, run);
+            stage_done(self, run);
           });
 }
 
@@ -168,6 +178,11 @@ void take_decisions(const FleetActorState& s, TickRun& run, JournalAck& ack, std
   }
 }
 
+void append_snapshots(self_ptr self, const RunPtr& run);
+
+// The tick's decision batch: durable before anything is actuated. A snapshot, slower to
+// gather and to write, follows in a batch of its own (append_snapshots), so it delays
+// no actuation.
 void journal_tick(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
   // Where each decision event lands: the batch's last events, in decision order. The
@@ -177,19 +192,19 @@ void journal_tick(self_ptr self, const RunPtr& run) {
   const std::size_t decisions = run->decisions.size();
   for (Decision& d : run->decisions) add_event(*run, DecisionMade{std::move(d)});
   run->decisions.clear();
-  std::optional<storage::RetentionPolicy> retention;
-  if (!run->snapshots.empty() && (s.options.retention_max_age_s > 0 || s.options.retention_max_bytes > 0))
-    retention = storage::RetentionPolicy{s.options.retention_max_age_s, s.options.retention_max_bytes, run->time.now_s};
+  // What is recorded from here on (actuations, incidents) goes into the tick's last batch.
   self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
-                JournalBatch{std::move(run->events), std::move(run->snapshots), retention})
+                JournalBatch{std::exchange(run->events, {}), {}, std::nullopt})
       .then(
           [self, run, first_decision, decisions](JournalAck& ack) {
             run->summary.durable_ms = ms_since_start(*run);
+            run->decisions_seq = ack.last_seq;
             take_decisions(self->state, *run, ack, first_decision, decisions);
             journaled(self->state, run, ack);
             std::vector<std::uint64_t> seqs;
             for (std::size_t i = 0; i < decisions; ++i) seqs.push_back(ack.first_seq + first_decision + i);
             actuate(self, run, std::move(seqs));
+            append_snapshots(self, run);
           },
           [run](caf::error& err) { fail(run, "journal: " + to_string(err)); });
 }
@@ -208,17 +223,38 @@ std::string fleet_snapshot_bytes(const FleetActorState& s, const TickTime& time)
   return std::string(bytes.begin(), bytes.end());
 }
 
-// The snapshot tick is over, with every model's snapshot or (`failure`) none: a snapshot
-// is complete or not written, and the tick goes on without it.
+// The snapshot tick's gathering is over, with every model's snapshot or (`failure`)
+// none: a snapshot is complete or not written, and the tick goes on without it.
 // `run` by value: it may be the state's own pointer, which this resets.
 void snapshots_done(self_ptr self, RunPtr run, std::optional<std::pair<ModelKey, std::string>> failure) {
   run->snapshotting_over = true;
   self->state.snapshotting.reset();
-  if (failure) {
-    run->snapshots.clear();
-    add_incident(*run, failure->first, "snapshot_failed", "no snapshot this tick: " + failure->second);
+  if (!failure) {
+    run->snapshots_gathered = true;
+    return append_snapshots(self, run);
   }
-  journal_tick(self, run);
+  run->snapshots.clear();
+  add_incident(*run, failure->first, "snapshot_failed", "no snapshot this tick: " + failure->second);
+  stage_done(self, run);
+}
+
+// Once the decisions are durable and every snapshot is in: the snapshots, as the state
+// after the decision batch (its last seq), in a batch of their own, then the retention.
+void append_snapshots(self_ptr self, const RunPtr& run) {
+  auto& s = self->state;
+  if (!run->snapshots_gathered || !run->decisions_seq) return;
+  run->snapshots_gathered = false;  // appended once
+  for (storage::Snapshot& snapshot : run->snapshots) snapshot.seq = *run->decisions_seq;
+  std::optional<storage::RetentionPolicy> retention;
+  if (s.options.retention_max_age_s > 0 || s.options.retention_max_bytes > 0)
+    retention = storage::RetentionPolicy{s.options.retention_max_age_s, s.options.retention_max_bytes, run->time.now_s};
+  self->request(s.journal, seconds(s.options.timeouts.journal_s), append_atom::value,
+                JournalBatch{{}, std::exchange(run->snapshots, {}), retention})
+      .then([self, run](JournalAck&) { stage_done(self, run); },
+            [self, run](caf::error& err) {
+              add_incident(*run, std::nullopt, "snapshot_failed", "no snapshot this tick: journal: " + to_string(err));
+              stage_done(self, run);
+            });
 }
 
 // Model `k`'s answer to tick `tick`'s snapshot, if that tick still waits for it.
@@ -230,14 +266,15 @@ TickRun* snapshotting_run(self_ptr self, std::uint64_t tick, std::uint64_t k) {
   return run;
 }
 
-// Every N ticks each model's state goes into the tick's batch beside the fleet's. The
-// models are asked one-way and encode their own (snapshot_listener); one deadline covers
-// them all.
-void snapshot_then_journal(self_ptr self, const RunPtr& run) {
+// Every N ticks the fleet's and each model's state are snapshot, as they are once this
+// tick settles (the models have their settle before this request). The models are asked
+// one-way and encode their own (snapshot_listener); one deadline covers them all.
+void start_snapshot(self_ptr self, const RunPtr& run) {
   auto& s = self->state;
   if (s.options.snapshot_every_ticks <= 0 || s.tick % static_cast<std::uint64_t>(s.options.snapshot_every_ticks) != 0 ||
       s.models.empty())
-    return journal_tick(self, run);
+    return;
+  ++run->stages_left;
   run->snapshots.reserve(1 + s.models.size());
   run->snapshots.push_back({"fleet", 0, run->time.now_s, fleet_snapshot_bytes(s, run->time)});
   run->snapshots.resize(1 + s.models.size());
@@ -304,7 +341,8 @@ void finish_plans(self_ptr self, const RunPtr& run) {
   }
   run->decisions = std::move(allocated.decisions);
   run->summary.planned_ms = ms_since_start(*run);
-  snapshot_then_journal(self, run);
+  start_snapshot(self, run);
+  journal_tick(self, run);
 }
 
 // The targets the fleet now shows reached, as `acknowledged` events (no longer awaited).

@@ -7,7 +7,8 @@ journal_actor::behavior_type journal_behavior(journal_actor::pointer, std::share
       [store](append_atom, JournalBatch& batch) -> caf::result<JournalAck> {
         const std::uint64_t before = store->last_sequence();
         const std::uint64_t last = before + batch.events.size();
-        for (storage::Snapshot& s : batch.snapshots) s.seq = last;
+        for (storage::Snapshot& s : batch.snapshots)
+          if (s.seq == 0) s.seq = last;  // a snapshot of an earlier batch's state keeps its seq
         auto appended = store->append(std::move(batch.events), std::move(batch.snapshots));
         if (!appended.ok()) return caf::make_error(caf::sec::runtime_error, "event store: " + appended.error().message);
         // Retention never removes what the newest snapshot needs (event_store.hpp); a

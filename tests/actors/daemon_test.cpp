@@ -280,11 +280,11 @@ TEST_CASE("a snapshot tick stores the fleet's and every model's snapshot, each a
     models.push_back({fleet, testing::example_trace(), 1});
   }
   actors::DaemonOptions options;
-  options.max_ticks = 3;
-  options.fleet.snapshot_every_ticks = 3;
+  options.max_ticks = 1;  // the first tick applies every target: actuations follow its decisions
+  options.fleet.snapshot_every_ticks = 1;
   auto run = testing::run_example_daemon("hybrid", dir.path.string(), options, std::move(models));
   REQUIRE(run.status == 0);
-  REQUIRE(run.ticks.size() == 3);
+  REQUIRE(run.ticks.size() == 1);
   CHECK(run.ticks.back().incidents.empty());
   auto store = storage::EventStore::open_read_only(dir.path.string());
   REQUIRE(store.ok());
@@ -303,6 +303,17 @@ TEST_CASE("a snapshot tick stores the fleet's and every model's snapshot, each a
     CHECK(decoded.value().variants.size() == 2);  // both variants learned, their memories inside
   }
   CHECK(scopes == std::vector<std::string>{"fleet", "sim/model-a", "sim/model-b", "sim/model-c"});
+  // The state after the tick's decision batch, written in a batch of its own: the
+  // snapshot's seq is the tick's last decision, and its actuations follow it.
+  std::vector<std::string> around;
+  storage::EventFilter filter;
+  filter.from_seq = snapshots.value().front().seq;
+  filter.to_seq = filter.from_seq + 1;
+  REQUIRE(store.value()->for_each(filter, [&](const storage::Event& e) {
+    around.push_back(storage::event_type(e.payload));
+    return true;
+  }).ok());
+  CHECK(around == std::vector<std::string>{"decision", "actuation"});
 }
 
 }  // namespace
