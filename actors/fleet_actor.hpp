@@ -6,6 +6,10 @@
 //   allocate (the GPU budget across models) -> settle the models -> journal the tick
 //   (one durable batch) -> actuate -> journal the actuations -> reply to the driver.
 //
+// Every N ticks the fleet and its models are also snapshot: the models encode theirs
+// while the decision batch is written, and the snapshots follow it in a batch of their
+// own (the state after its last seq), beside the actuation rather than before it.
+//
 // Nothing is actuated before its decision is durable. A model that does not answer in
 // time (or fails) is left out of the tick: it keeps its state and its fleet keeps the
 // last targets applied, and an `incident` event says why; the other models' ticks go

@@ -6,10 +6,12 @@
 //                    fleet <--planned-- model                       (one-way, not a reply)
 //                    fleet: allocate (the GPU budget across models)
 //                    fleet --settle--> model --commit--> variant   (states move on)
-//                    fleet --snapshot--> model --snapshot--> variant  (every N ticks)
-//                    fleet <--snapped-- model (its state, encoded; one-way)
 //                    fleet --append--> journal (durable: one RocksDB WriteBatch)
 //                    fleet --actuate--> actuator (the connector), results appended
+//                    every N ticks, beside the two above:
+//                    fleet --snapshot--> model --snapshot--> variant
+//                    fleet <--snapped-- model (its state, encoded; one-way)
+//                    fleet --append--> journal (the snapshots, a batch of their own)
 //
 // The actors only carry state between ticks and move messages; the work is the tick's
 // three value functions (domain/tick/tick_policy.hpp). A learned or planned state is
