@@ -2,6 +2,7 @@
 #include "actors/daemon_status.hpp"
 
 #include <algorithm>
+#include <bit>
 
 #include "adapters/admin/prometheus_text.hpp"
 #include "domain/codec/event_codec.hpp"
@@ -220,7 +221,25 @@ nlohmann::json DaemonStatus::config() const {
   return config_;
 }
 
-Result<nlohmann::json> DaemonStatus::events(const admin::EventQuery& query) const {
+namespace {
+
+constexpr std::size_t kCachedPages = 64;
+
+// An events query as the key of its page: every field that selects or bounds it,
+// NUL-separated (no field holds a NUL; a model id may hold '/').
+std::string page_key(const admin::EventQuery& q) {
+  std::string key = std::to_string(q.from_seq) + '\0' + std::to_string(q.limit) + '\0';
+  if (q.model) key += q.model->ns + '\0' + q.model->model_id;
+  key += '\0';
+  if (q.type) key += *q.type;
+  key += '\0';
+  if (q.since_s) key += std::to_string(std::bit_cast<std::uint64_t>(*q.since_s));
+  return key;
+}
+
+}  // namespace
+
+Result<std::string> DaemonStatus::events(const admin::EventQuery& query) const {
   if (query.type) {
     const auto& known = storage::known_event_types();
     if (std::find(known.begin(), known.end(), *query.type) == known.end()) {
@@ -239,6 +258,12 @@ Result<nlohmann::json> DaemonStatus::events(const admin::EventQuery& query) cons
     return last_seq_;
   }();
   std::lock_guard lock(reader_mutex_);
+  if (pages_seq_ != durable || pages_.size() >= kCachedPages) {
+    pages_.clear();
+    pages_seq_ = durable;
+  }
+  const std::string key = page_key(query);
+  if (auto hit = pages_.find(key); hit != pages_.end()) return hit->second;
   if (reader_ && reader_->last_sequence() < durable && reader_->refresh()) reader_.reset();
   if (!reader_) {
     auto opened = storage::EventStore::open_read_only(data_dir_);
@@ -262,7 +287,9 @@ Result<nlohmann::json> DaemonStatus::events(const admin::EventQuery& query) cons
     return true;
   });
   if (!ran) return ran.error();
-  return nlohmann::json{{"events", std::move(page)}, {"next_from_seq", next}};
+  std::string reply = nlohmann::json{{"events", std::move(page)}, {"next_from_seq", next}}.dump() + "\n";
+  pages_.emplace(key, reply);
+  return reply;
 }
 
 void DaemonStatus::attach_actuator(caf::actor_system& system, actuator_actor actuator, caf::duration timeout) {

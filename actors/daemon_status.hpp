@@ -40,7 +40,7 @@ class DaemonStatus final : public admin::StateProvider {
   std::string metrics() const override;
   std::string models(const admin::ModelPage& page) const override;
   std::optional<nlohmann::json> model(const ModelKey& key) const override;
-  Result<nlohmann::json> events(const admin::EventQuery& query) const override;
+  Result<std::string> events(const admin::EventQuery& query) const override;
   nlohmann::json config() const override;
   admin::Reply pending_decisions(const std::optional<ModelKey>& model) const override;
   admin::Reply review_decision(std::uint64_t id, const admin::Verdict& verdict) const override;
@@ -79,6 +79,11 @@ class DaemonStatus final : public admin::StateProvider {
   // refreshed for each later one. Opening one per request took 35-70 ms a page.
   mutable std::mutex reader_mutex_;
   mutable std::unique_ptr<storage::EventStore> reader_;
+  // Pages already read, by query, while nothing has been appended since (a dashboard
+  // polls the same page: the store is read once a tick for it, not once a request).
+  // Under reader_mutex_; emptied when a tick appends, and when full.
+  mutable std::uint64_t pages_seq_ = 0;
+  mutable std::map<std::string, std::string> pages_;
   mutable std::mutex actuator_mutex_;  // held across a request, so detach waits for it
   caf::actor_system* system_ = nullptr;
   actuator_actor actuator_;

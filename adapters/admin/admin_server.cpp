@@ -133,7 +133,7 @@ http::HttpRouter json_router() {
 HttpResponse events_response(const StateProvider& state, const EventQuery& query) {
   auto page = state.events(query);
   if (!page) return json_error(page.error().code == ErrorCode::kInvalidArgument ? 400 : 503, page.error().message);
-  return json_ok(page.value());
+  return http::json_response(200, std::move(page).value());
 }
 
 // ?pending=true: the advisory queue, for one model if ?model= says so; nullopt for the

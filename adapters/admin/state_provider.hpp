@@ -65,8 +65,9 @@ class StateProvider {
   virtual std::string models(const ModelPage& page) const = 0;
   // One model's detail; nullopt when the daemon does not know it.
   virtual std::optional<nlohmann::json> model(const ModelKey& key) const = 0;
-  // {"events": [export lines], "next_from_seq": n | null}; an error when the store cannot be read.
-  virtual Result<nlohmann::json> events(const EventQuery& query) const = 0;
+  // {"events": [export lines], "next_from_seq": n | null} as JSON text; an error when the
+  // store cannot be read.
+  virtual Result<std::string> events(const EventQuery& query) const = 0;
   // The effective configuration with the layer of every value (config/ to_json).
   virtual nlohmann::json config() const = 0;
   // Advisory mode: {"decisions": [{"id", "decision", ...}, ...]} awaiting approval, and a

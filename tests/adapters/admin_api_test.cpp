@@ -383,4 +383,43 @@ TEST_CASE("admin API: /api/v1/models is made once per tick and paged with limit 
   CHECK(nlohmann::json::parse(get("limit=1&after=prod/b").body)["models"][0]["variants"][0]["desired_replicas"] == 5);
 }
 
+TEST_CASE("admin API: an events page read again between ticks is the same; after a tick it shows what the tick appended") {
+  const auto dir = fresh_dir("event_pages");
+  auto store = storage::EventStore::open(dir.string(), {});
+  REQUIRE(store.ok());
+  const ModelKey model{"prod", "m"};
+  auto tick = [&](std::uint64_t n, double now_s) {
+    std::vector<storage::Event> events;
+    events.push_back({0, now_s, storage::TickStarted{n, now_s, 30}});
+    events.push_back({0, now_s, TickEvent{DecisionMade{{model, "h100", 2, 2, Reason(ReasonCode::kHold, "hold")}}}});
+    REQUIRE(store.value()->append(std::move(events)).ok());
+  };
+  tick(1, 30);
+  auto status = std::make_shared<actors::DaemonStatus>(dir.string(), nlohmann::json{{"config", {}}});
+  status->store_opened(store.value()->last_sequence());
+  const http::HttpRouter api = admin::api_router(status);
+  auto decisions = [&] {
+    http::HttpRequest req;
+    req.method = "GET";
+    req.path = "/api/v1/events";
+    req.query = "type=decision&limit=10";
+    const auto reply = api.dispatch(req);
+    REQUIRE(reply.status == 200);
+    return nlohmann::json::parse(reply.body)["events"];
+  };
+  CHECK(decisions().size() == 1);
+  // Appended but not yet a finished tick's: the page stays what it was.
+  tick(2, 60);
+  CHECK(decisions().size() == 1);
+  actors::TickSummary summary;
+  summary.tick = 2;
+  summary.now_s = 60;
+  summary.last_seq = store.value()->last_sequence();
+  status->record_tick(summary, {});
+  const auto after = decisions();
+  REQUIRE(after.size() == 2);
+  CHECK(after[1]["seq"] == 4);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace capstan
