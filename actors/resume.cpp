@@ -51,10 +51,19 @@ class TickAssembler {
 
   // The store scan's visitor: false stops it (past the range, an error, or emit said so).
   bool read(std::uint64_t seq, std::string_view value) {
-    auto header = storage::decode_event_header(seq, value);
-    if (!header) return fail(header.error());
-    if (is_tick_event(header->type)) {
-      if (pending_) pending_->recorded.events.push_back({seq, header->time_s, std::move(header.value().type), std::string(value)});
+    // The type from the value's end, which a tick event's kept bytes need no more of
+    // (they are compared or read whole later); the envelope read whole only when its end
+    // is not as written.
+    auto tail = storage::read_event_tail(std::span(reinterpret_cast<const std::uint8_t*>(value.data()), value.size()));
+    std::optional<storage::EventHeader> header;
+    if (!tail) {
+      auto read = storage::decode_event_header(seq, value);
+      if (!read) return fail(read.error());
+      header = std::move(read).value();
+      tail = storage::EventTail{header->type, header->time_s};
+    }
+    if (is_tick_event(tail->type)) {
+      if (pending_) pending_->recorded.events.push_back({seq, tail->time_s, std::string(tail->type), std::string(value)});
     } else {
       auto event = storage::decode_event_value(seq, value);
       if (!event) return fail(event.error());
