@@ -253,7 +253,7 @@ std::vector<Decision> share_budget(const std::vector<ModelProposal>& proposals, 
       const int before = d.target_replicas;
       d = (*shared)[k++];
       if (p.band_raised[i] && p.band && d.reason.code == ReasonCode::kBudgetLimited &&
-          d.reason.text.find(p.band->text) == std::string::npos) {
+          d.reason.text().find(p.band->text()) == std::string::npos) {
         d.reason = make_reason(ReasonCode::kBudgetLimited, "budget.band", {}, {std::move(d.reason), *p.band});
       }
       if (d.target_replicas != before) {

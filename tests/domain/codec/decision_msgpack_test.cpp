@@ -72,7 +72,7 @@ Decision read_tree(const std::vector<std::uint8_t>& bytes) {
 void check_same_figures(const Reason& read, const Reason& written) {
   CHECK(read.code == written.code);
   CHECK(read.kind() == written.kind());
-  CHECK(read.text == written.text);
+  CHECK(read.text() == written.text());
   REQUIRE(read.figures().size() == written.figures().size());
   for (std::size_t i = 0; i < written.figures().size(); ++i) {
     const Figure& a = read.figures()[i];
@@ -128,7 +128,7 @@ TEST_CASE("a compact decision stores no sentence and no tagged name, a quarter o
   CHECK(as_text.find("hybrid.sized") == std::string::npos);
   CHECK(as_text.find("demand_rps") == std::string::npos);
   CHECK(as_text.find("scale_up") == std::string::npos);
-  CHECK(as_text.find(d.reason.causes().at(0).text.substr(0, 20)) == std::string::npos);
+  CHECK(as_text.find(d.reason.causes().at(0).text().substr(0, 20)) == std::string::npos);
   // Names no table holds are kept as strings, and so is a text-only reason's sentence.
   CHECK(as_text.find("not_in_any_table") != std::string::npos);
   CHECK(as_text.find("a.kind_no_table_holds") != std::string::npos);
