@@ -192,4 +192,15 @@ TEST_CASE("reason tags are frozen: the first names keep their numbers and every 
   for (long long t = 0; t < 15; ++t) CHECK(reason_tags::code_tag(*reason_tags::code_of(t)) == t);
 }
 
+TEST_CASE("a name its table does not hold has no tag, however near it is to one that does") {
+  for (std::string_view name : {"", "curren", "currentt", "Current", "target ", "hybrid.sized", "itl_correctio"}) {
+    CHECK_FALSE(reason_tags::figure_tag(name).has_value());
+  }
+  for (std::string_view name : {"", "hybrid.size", "hybrid.sizedd", "current", "fixed_static"}) {
+    CHECK_FALSE(reason_tags::kind_tag(name).has_value());
+  }
+  const std::string copied("demand_rps");  // not the table's own characters
+  CHECK(reason_tags::figure_tag(copied) == 2);
+}
+
 }  // namespace capstan
