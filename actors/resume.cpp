@@ -87,6 +87,8 @@ class TickAssembler {
     return false;
   }
   bool emit_pending() {
+    events_before_ = pending_->recorded.events.size();
+    models_before_ = pending_->recorded.input.models.size();
     ReadTick t{std::move(pending_->recorded), config_};
     std::erase_if(t.recorded.input.models, [&](const ModelTickInput& m) { return timed_out_.count(m.model) > 0; });
     pending_.reset();
@@ -99,6 +101,10 @@ class TickAssembler {
       if (pending_ && !emit_pending()) return false;
       if (e.seq > to_seq_) return true;
       pending_.emplace();
+      // Sized as the tick before: a fleet's ticks record about as many events each, and
+      // growing to hundreds moved every event kept so far a dozen times.
+      pending_->recorded.events.reserve(events_before_);
+      pending_->recorded.input.models.reserve(models_before_);
       pending_->recorded.tick = p->tick;
       pending_->recorded.seq = e.seq;
       pending_->recorded.input.now_s = p->now_s;
@@ -124,6 +130,7 @@ class TickAssembler {
   std::uint64_t to_seq_;
   Emit emit_;
   std::optional<ReadTick> pending_;
+  std::size_t events_before_ = 0, models_before_ = 0;  // the last tick's
   std::set<ModelKey> timed_out_;
 };
 
