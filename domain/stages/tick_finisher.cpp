@@ -153,8 +153,10 @@ void enforce_model(ModelWork& w, const PolicyConfig& config, double now_s, doubl
   const EnforcerInput in{m.model, w.variants, w.requests, stz, recent};
   auto step = enforce(in, ec, state.enforcer, now_s);
   if (step) {
-    state.enforcer = std::move(step->state);
-    w.decisions = std::move(step->decisions);
+    // Through value(): a Result's -> is const, so std::move(step->...) copied both.
+    EnforcerStep& made = step.value();
+    state.enforcer = std::move(made.state);
+    w.decisions = std::move(made.decisions);
   } else {
     for (const VariantState& v : w.variants) w.decisions.push_back(fallback_hold(m.model, v, step.error().message));
   }
