@@ -343,7 +343,7 @@ admin::Reply DaemonStatus::pending_decisions(const std::optional<ModelKey>& mode
                             {"current_replicas", d.current_replicas},
                             {"target_replicas", d.target_replicas},
                             {"reason", to_string(d.reason.code)},
-                            {"explanation", d.reason.text},
+                            {"explanation", d.reason.text()},
                             {"decision", encode_decision(d)}};
     // What the daemon has learned of the variant since: the figures behind the decision.
     if (const auto m = models_.find(d.model); m != models_.end()) {

@@ -51,10 +51,19 @@ class TickAssembler {
 
   // The store scan's visitor: false stops it (past the range, an error, or emit said so).
   bool read(std::uint64_t seq, std::string_view value) {
-    auto header = storage::decode_event_header(seq, value);
-    if (!header) return fail(header.error());
-    if (is_tick_event(header->type)) {
-      if (pending_) pending_->recorded.events.push_back({seq, header->time_s, std::move(header.value().type), std::string(value)});
+    // The type from the value's end, which a tick event's kept bytes need no more of
+    // (they are compared or read whole later); the envelope read whole only when its end
+    // is not as written.
+    auto tail = storage::read_event_tail(std::span(reinterpret_cast<const std::uint8_t*>(value.data()), value.size()));
+    std::optional<storage::EventHeader> header;
+    if (!tail) {
+      auto read = storage::decode_event_header(seq, value);
+      if (!read) return fail(read.error());
+      header = std::move(read).value();
+      tail = storage::EventTail{header->type, header->time_s};
+    }
+    if (is_tick_event(tail->type)) {
+      if (pending_) pending_->recorded.events.push_back({seq, tail->time_s, std::string(tail->type), std::string(value)});
     } else {
       auto event = storage::decode_event_value(seq, value);
       if (!event) return fail(event.error());
@@ -78,6 +87,8 @@ class TickAssembler {
     return false;
   }
   bool emit_pending() {
+    events_before_ = pending_->recorded.events.size();
+    models_before_ = pending_->recorded.input.models.size();
     ReadTick t{std::move(pending_->recorded), config_};
     std::erase_if(t.recorded.input.models, [&](const ModelTickInput& m) { return timed_out_.count(m.model) > 0; });
     pending_.reset();
@@ -90,6 +101,10 @@ class TickAssembler {
       if (pending_ && !emit_pending()) return false;
       if (e.seq > to_seq_) return true;
       pending_.emplace();
+      // Sized as the tick before: a fleet's ticks record about as many events each, and
+      // growing to hundreds moved every event kept so far a dozen times.
+      pending_->recorded.events.reserve(events_before_);
+      pending_->recorded.input.models.reserve(models_before_);
       pending_->recorded.tick = p->tick;
       pending_->recorded.seq = e.seq;
       pending_->recorded.input.now_s = p->now_s;
@@ -115,6 +130,7 @@ class TickAssembler {
   std::uint64_t to_seq_;
   Emit emit_;
   std::optional<ReadTick> pending_;
+  std::size_t events_before_ = 0, models_before_ = 0;  // the last tick's
   std::set<ModelKey> timed_out_;
 };
 

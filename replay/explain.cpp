@@ -83,7 +83,7 @@ void write_variant(const DecisionRecord& r, std::ostream& out) {
   for (const StageApplied& s : r.stages)
     out << "  stage " << to_string(s.stage) << ": " << s.before << " -> " << s.after << " (" << to_string(s.code) << ")\n";
   out << "  final target: " << d.current_replicas << " -> " << d.target_replicas << " [" << to_string(d.reason.code)
-      << "] " << d.reason.text << "\n";
+      << "] " << d.reason.text() << "\n";
 }
 
 }  // namespace

@@ -8,8 +8,10 @@
 namespace capstan {
 
 // Up to `threads` threads (the caller's among them; 0: one per hardware thread) take the
-// models in small batches off a shared counter. An exception thrown by a model's body
-// is rethrown on the caller's thread once every thread has stopped.
+// models in small batches off a shared counter; the others are started once and kept
+// while the returned function or a copy of it lives. An exception thrown by a model's
+// body is rethrown on the caller's thread once every thread has stopped. Calls run one
+// at a time; a body must not call the same function again.
 ForEachModel parallel_for_each(unsigned threads = 0);
 
 }  // namespace capstan

@@ -78,7 +78,7 @@ struct ModelSeries {
     }
     if (r.decision.target_replicas != r.decision.current_replicas)
       decisions.push_back({r.time_s, r.decision.variant, r.decision.current_replicas, r.decision.target_replicas,
-                           to_string(r.decision.reason.code), r.decision.reason.text});
+                           to_string(r.decision.reason.code), r.decision.reason.text()});
   }
 };
 

@@ -57,7 +57,7 @@ std::vector<std::string> flat_fields(const DecisionRecord& r, const char* none) 
           num_or(opt(f.has_value(), f ? f->observed_rps : 0), none),
           num_or(opt(f.has_value(), f ? f->rate_rps : 0), none),
           stages_text(r.stages).empty() && *none ? none : stages_text(r.stages),
-          r.decision.reason.text};
+          r.decision.reason.text()};
 }
 
 const std::vector<std::string>& flat_header() {
@@ -128,7 +128,7 @@ nlohmann::json timeline_json(const DecisionRecord& r) {
               {"current", r.decision.current_replicas},
               {"target", r.decision.target_replicas},
               {"reason", to_string(r.decision.reason.code)},
-              {"reason_text", r.decision.reason.text},
+              {"reason_text", r.decision.reason.text()},
               {"slo", nullptr},
               {"params", nullptr},
               {"capacity", nullptr},

@@ -377,11 +377,11 @@ std::optional<std::size_t> payload_end_from_tail(std::span<const std::uint8_t> b
 }
 
 // The envelope's members after the payload, from `r` at the payload's end.
-std::string_view read_tail(MsgpackReader& r, Event& event) {
+std::string_view read_tail(MsgpackReader& r, double& time_s) {
   r.key("schema");
   if (r.integer() != kEventValueSchema) throw MsgpackMismatch();
   r.key("time_s");
-  event.time_s = r.number();
+  time_s = r.number();
   r.key("type");
   const std::string_view type_name = r.string();
   if (!r.at_end()) throw MsgpackMismatch();
@@ -415,15 +415,28 @@ Event read_event_value(std::uint64_t seq, std::span<const std::uint8_t> bytes) {
   if (const auto payload_end = payload_end_from_tail(bytes); payload_end && *payload_end >= payload_at) {
     try {
       MsgpackReader tail(bytes.subspan(*payload_end));
-      read_payload(*payload_end, read_tail(tail, event));
+      read_payload(*payload_end, read_tail(tail, event.time_s));
       return event;
     } catch (const MsgpackMismatch&) {
     }
   }
   r.skip();
   const std::size_t payload_end = r.position();
-  read_payload(payload_end, read_tail(r, event));
+  read_payload(payload_end, read_tail(r, event.time_s));
   return event;
+}
+
+std::optional<EventTail> read_event_tail(std::span<const std::uint8_t> bytes) {
+  const auto payload_end = payload_end_from_tail(bytes);
+  if (!payload_end) return std::nullopt;
+  try {
+    MsgpackReader r(bytes.subspan(*payload_end));
+    EventTail tail;
+    tail.type = read_tail(r, tail.time_s);
+    return tail;
+  } catch (const MsgpackMismatch&) {
+    return std::nullopt;
+  }
 }
 
 int payload_schema(std::span<const std::uint8_t> bytes) {

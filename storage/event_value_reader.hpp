@@ -12,13 +12,30 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string_view>
 
 #include "storage/records.hpp"
 
 namespace capstan::storage {
 
 Event read_event_value(std::uint64_t seq, std::span<const std::uint8_t> bytes);
+
+// The type and time of a stored value read from its end alone, the envelope's members
+// after the payload ("schema" 1 "time_s" <number> "type" <name>), without stepping over
+// the payload as decode_event_header does (most of its time): what the fold needs to
+// tell a tick event, whose bytes it keeps, from the events it decodes. It checks nothing
+// before those members, so a reader that keeps a value by it must read or compare the
+// value whole later (`replay verify` and a restart compare every kept tick event with
+// the recomputed one byte for byte; what-if decodes them). nullopt when the end is not
+// laid out as the writer lays it out; decode_event_header then reads the value and
+// names what is wrong. `type` points into `bytes`.
+struct EventTail {
+  std::string_view type;
+  double time_s = 0;
+};
+std::optional<EventTail> read_event_tail(std::span<const std::uint8_t> bytes);
 
 // The schema of a stored value's payload, as its writer laid it out: the first element
 // of a compact layout's array (a decision, forecast or capacity of schema 2), 1 for an

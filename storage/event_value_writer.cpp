@@ -71,7 +71,7 @@ void reason(MsgpackWriter& w, const Reason& r) {
     w.string("code");
     w.string(to_string(r.code));
     w.string("text");
-    w.string(r.text);
+    w.string(r.text());
     return;
   }
   const bool has_causes = !r.causes().empty();
@@ -89,7 +89,7 @@ void reason(MsgpackWriter& w, const Reason& r) {
   w.string("kind");
   w.string(r.kind());
   w.string("text");
-  w.string(r.text);
+  w.string(r.text());
 }
 
 void tick_event(MsgpackWriter& w, const ParamsLearned& e) {

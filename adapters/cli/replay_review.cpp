@@ -137,7 +137,7 @@ std::string slo_text(const std::optional<CapacitySized>& c) {
 std::string decision_text(const Decision& d) {
   if (d.variant.empty()) return "(no decision)";
   return std::to_string(d.current_replicas) + " -> " + std::to_string(d.target_replicas) + " [" +
-         to_string(d.reason.code) + "] " + d.reason.text;
+         to_string(d.reason.code) + "] " + d.reason.text();
 }
 
 void print_what_if(const replay::WhatIfReport& r, const std::string& config, std::ostream& out) {

@@ -77,7 +77,7 @@ std::string decision_line(const actors::TickSummary& summary, const Decision& d)
   std::snprintf(head, sizeof head, "t=%7.0fs tick %-5llu %s/%s  %d -> %d  ", summary.now_s,
                 static_cast<unsigned long long>(summary.tick), d.model.model_id.c_str(), d.variant.c_str(),
                 d.current_replicas, d.target_replicas);
-  return head + std::string(to_string(d.reason.code)) + ": " + d.reason.text;
+  return head + std::string(to_string(d.reason.code)) + ": " + d.reason.text();
 }
 
 void print_tick(const actors::TickSummary& summary, const std::string& format, bool verbose) {

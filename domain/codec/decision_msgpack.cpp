@@ -34,7 +34,7 @@ json tag_or_name(std::optional<int> tag, std::string_view name) {
 
 json encode_reason(const Reason& r) {
   const json code = tag_or_name(reason_tags::code_tag(r.code), to_string(r.code));
-  if (r.kind().empty()) return json::array({code, r.text});
+  if (r.kind().empty()) return json::array({code, r.text()});
   json figures = json::array();
   for (const Figure& f : r.figures()) {
     figures.push_back(tag_or_name(reason_tags::figure_tag(f.name), f.name));
@@ -117,7 +117,7 @@ void write_reason(MsgpackWriter& w, const Reason& r) {
   if (r.kind().empty()) {
     w.array(kTextReasonSize);
     tag_or_name(w, reason_tags::code_tag(r.code), to_string(r.code));
-    w.string(r.text);
+    w.string(r.text());
     return;
   }
   w.array(kReasonSize);

@@ -1,8 +1,10 @@
 #include "domain/codec/reason_tags.hpp"
 
 #include <array>
+#include <bit>
+#include <cstdint>
 #include <string>
-#include <unordered_map>
+#include <vector>
 
 namespace capstan::reason_tags {
 namespace {
@@ -54,23 +56,49 @@ constexpr std::string_view kFigures[] = {
     "predicted_ttft_ms", "max_prefill_per_decode", "scale_down_safe", "within_tolerance", "above", "ttft_correction",
     "itl_correction",};
 
-// A table's names to their tags. Each table builds its own once (kind_tag, figure_tag):
-// a function-local static inside a template over the table's size alone would be shared
+// A table's names to their tags: open addressing over four times as many slots. A
+// decision looks up about twenty names as it is written (replay verify writes every
+// recomputed one), and std::unordered_map's hash of every character and its buckets
+// were a fiftieth of verify. Each table builds its own once (kind_tag, figure_tag): a
+// function-local static inside a template over the table's size alone would be shared
 // by any two tables that happen to have the same length.
-using TagIndex = std::unordered_map<std::string_view, int>;
-template <std::size_t N>
-TagIndex index_of(const std::string_view (&table)[N]) {
-  TagIndex out;
-  for (std::size_t i = 0; i < N; ++i) out.emplace(table[i], static_cast<int>(i));
-  return out;
-}
+class TagIndex {
+ public:
+  template <std::size_t N>
+  explicit TagIndex(const std::string_view (&table)[N]) : slots_(std::bit_ceil(4 * N)) {
+    for (std::size_t i = 0; i < N; ++i) {
+      std::size_t at = hash(table[i]) & (slots_.size() - 1);
+      while (slots_[at].tag >= 0) at = (at + 1) & (slots_.size() - 1);
+      slots_[at] = {table[i], static_cast<int>(i)};
+    }
+  }
 
-// A decision looks up about twenty names; a linear scan of a hundred strings each would
-// cost more than writing the record.
-std::optional<int> tag_in(const TagIndex& index, std::string_view name) {
-  const auto it = index.find(name);
-  return it == index.end() ? std::nullopt : std::optional<int>(it->second);
-}
+  std::optional<int> find(std::string_view name) const {
+    for (std::size_t at = hash(name) & (slots_.size() - 1);; at = (at + 1) & (slots_.size() - 1)) {
+      const Slot& slot = slots_[at];
+      if (slot.tag < 0) return std::nullopt;
+      if (slot.name == name) return slot.tag;
+    }
+  }
+
+ private:
+  struct Slot {
+    std::string_view name;
+    int tag = -1;
+  };
+  // Its length and three of its characters: they tell the tables' names apart about as
+  // well as all of them (a probe compares whole names anyway), for a few instructions.
+  static std::uint32_t hash(std::string_view name) {
+    std::uint32_t h = static_cast<std::uint32_t>(name.size()) * 0x9E3779B1u;
+    if (!name.empty()) {
+      for (const char c : {name.front(), name[name.size() / 2], name.back()}) {
+        h = (h ^ static_cast<std::uint8_t>(c)) * 16777619u;
+      }
+    }
+    return h ^ (h >> 15);
+  }
+  std::vector<Slot> slots_;  // a quarter full at most, so a probe ends soon at an empty one
+};
 
 template <std::size_t N>
 std::optional<std::string_view> name_in(const std::string_view (&table)[N], long long tag) {
@@ -89,12 +117,12 @@ std::optional<int> code_tag(ReasonCode code) {
 }
 
 std::optional<int> kind_tag(std::string_view kind) {
-  static const TagIndex index = index_of(kKinds);
-  return tag_in(index, kind);
+  static const TagIndex index(kKinds);
+  return index.find(kind);
 }
 std::optional<int> figure_tag(std::string_view figure_name) {
-  static const TagIndex index = index_of(kFigures);
-  return tag_in(index, figure_name);
+  static const TagIndex index(kFigures);
+  return index.find(figure_name);
 }
 
 std::optional<ReasonCode> code_of(long long tag) {

@@ -261,7 +261,7 @@ Figure read_figure(const FieldReader& r) {
 }
 
 json encode_reason(const Reason& reason) {
-  json j{{"code", to_string(reason.code)}, {"text", reason.text}};
+  json j{{"code", to_string(reason.code)}, {"text", reason.text()}};
   if (reason.kind().empty()) return j;
   j["kind"] = reason.kind();
   json figures = json::array();

@@ -84,15 +84,14 @@ Decision to_decision(const ModelKey& model, const ScalingRequest& request) {
 }
 
 void to_json(nlohmann::json& j, const Reason& reason) {
-  j = {{"code", to_string(reason.code)}, {"text", reason.text}};
+  j = {{"code", to_string(reason.code)}, {"text", reason.text()}};
 }
 
 void from_json(const nlohmann::json& j, Reason& reason) {
   const auto name = j.at("code").get<std::string>();
   auto code = parse_reason_code(name);
   if (!code.ok()) throw nlohmann::json::other_error::create(501, code.error().message, &j);
-  reason.code = code.value();
-  reason.text = j.at("text").get<std::string>();
+  reason = Reason(code.value(), j.at("text").get<std::string>());
 }
 
 void to_json(nlohmann::json& j, const ScalingRequest& request) {

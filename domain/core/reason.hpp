@@ -10,6 +10,7 @@
 
 #include <initializer_list>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -65,21 +66,30 @@ struct ReasonDetail;
 
 struct Reason {
   Reason() = default;
-  // A reason given as text only, e.g. read from a record written before figures.
-  Reason(ReasonCode c, std::string t) : code(c), text(std::move(t)) {}
+  // A reason given as text, e.g. read from a record written before figures (a reader of
+  // a record that stored figures and text as well sets detail after: the text read
+  // back is the one recorded, not today's rendering of its figures).
+  Reason(ReasonCode c, std::string t) : code(c), given_text_(std::move(t)) {}
 
   ReasonCode code = ReasonCode::kHold;
-  std::string text;  // rendered from kind, figures and causes
   // Kind, figures and causes, immutable once made (make_reason) and shared between
   // copies: a reason travels through every stage and copy of a decision, and copying
   // its figures each time cost more than the sizing. Null for a reason given as text.
   std::shared_ptr<const ReasonDetail> detail;
 
+  // The sentence: the text given, else rendered from kind, figures and causes
+  // (render_reason) each time it is asked for. Not kept: a tick makes a reason for every
+  // variant at every stage and most are never read (a compact decision event stores
+  // none), and rendering them all was a sixteenth of `replay verify`.
+  std::string text() const;
   const std::string& kind() const;            // "" for a reason given as text only
   const std::vector<Figure>& figures() const;
   const std::vector<Reason>& causes() const;  // the reasons this one wraps, innermost last
 
   bool operator==(const Reason& other) const;
+
+ private:
+  std::optional<std::string> given_text_;
 };
 
 struct ReasonDetail {
@@ -90,13 +100,14 @@ struct ReasonDetail {
   bool operator==(const ReasonDetail&) const = default;
 };
 
-// A reason with its text rendered. Kinds are listed in reason_kinds.cpp; an unknown kind
-// or a missing figure renders as "<kind: ...>" so that a programming slip shows in the
-// sentence instead of crashing a tick (a test renders every kind).
+// A reason of figures, its text rendered when read. Kinds are listed in reason_kinds.cpp;
+// an unknown kind or a missing figure renders as "<kind: ...>" so that a programming slip
+// shows in the sentence instead of crashing a tick (a test renders every kind).
 Reason make_reason(ReasonCode code, std::string kind, std::vector<Figure> figures,
                    std::vector<Reason> causes = {});
 
-// The one place a sentence is written: the text of `kind` filled from the figures.
+// The one place a sentence is written: the text of `kind` filled from the figures (a
+// given text is not looked at unless the reason has no kind).
 std::string render_reason(const Reason& reason);
 
 // Every kind render_reason knows, for tests and codecs.

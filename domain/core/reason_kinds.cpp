@@ -15,7 +15,7 @@ namespace {
 
 // hybrid: the optimizer's sentence, then the demand it sized for and the capacity.
 std::string render_hybrid(const Reason& r) {
-  std::string text = r.causes().empty() ? missing(r, "cause") : r.causes().front().text;
+  std::string text = r.causes().empty() ? missing(r, "cause") : r.causes().front().text();
   text += "; " + fill(r,
                       "demand {demand_rps} req/s (forecast {forecast_rps} req/s at t+{horizon_s:r} s, observed "
                       "{observed_rps} req/s + backlog {backlog}, {backlog_ahead:r} when new replicas are ready), "
@@ -60,7 +60,7 @@ std::string render_budget(const Reason& r) {
   std::string text = fill(r, cut ? "{change}: GPU budget cut the scale-up short" : "{change}: GPU budget blocked the scale-up");
   text += fill(r, " (wanted {wanted}, granted {target}; budget {gpu_budget} GPUs, {gpus_in_targets} in targets, "
                   "{gpus_per_replica} per replica)");
-  if (!r.causes().empty() && !r.causes().front().text.empty()) text += "; policy: " + r.causes().front().text;
+  if (!r.causes().empty() && !r.causes().front().text().empty()) text += "; policy: " + r.causes().front().text();
   return text;
 }
 
@@ -155,7 +155,7 @@ std::string role_sentence(const Reason& r) {
 }
 
 std::string render_role_sized(const Reason& r) {
-  return (r.causes().empty() ? missing(r, "cause") : r.causes().front().text) + "; " + role_sentence(r);
+  return (r.causes().empty() ? missing(r, "cause") : r.causes().front().text()) + "; " + role_sentence(r);
 }
 
 std::string render_role_no_capacity(const Reason& r) {

@@ -70,7 +70,7 @@ std::string fill(const Reason& r, std::string_view pattern) {
       }
     } else if (field == "cause" || field == "cause2") {
       const std::size_t k = field == "cause" ? 0 : 1;
-      out += k < r.causes().size() ? r.causes()[k].text : missing(r, field);
+      out += k < r.causes().size() ? r.causes()[k].text() : missing(r, field);
     } else if (const Figure::Value* v = find_figure(r, field)) {
       out += format_value(*v, spec);
     } else {
@@ -82,6 +82,11 @@ std::string fill(const Reason& r, std::string_view pattern) {
 }
 
 }  // namespace reason_text
+
+std::string Reason::text() const {
+  if (given_text_) return *given_text_;
+  return kind().empty() ? std::string() : render_reason(*this);
+}
 
 const std::string& Reason::kind() const {
   static const std::string kNone;
@@ -99,10 +104,10 @@ const std::vector<Reason>& Reason::causes() const {
 }
 
 bool Reason::operator==(const Reason& other) const {
-  if (code != other.code || text != other.text) return false;
-  if (detail == other.detail) return true;
-  if (!detail || !other.detail) return false;
-  return *detail == *other.detail;
+  if (code != other.code) return false;
+  if (detail != other.detail && (!detail || !other.detail || !(*detail == *other.detail))) return false;
+  // Equal details render equal sentences: only a given text is compared.
+  return (!given_text_ && !other.given_text_) || text() == other.text();
 }
 
 const Figure::Value* find_figure(const Reason& reason, std::string_view name) {
@@ -113,7 +118,7 @@ const Figure::Value* find_figure(const Reason& reason, std::string_view name) {
 }
 
 std::string render_reason(const Reason& reason) {
-  if (reason.kind().empty()) return reason.text;
+  if (reason.kind().empty()) return reason.text();
   const reason_text::Kind* kind = reason_text::find_kind(reason.kind());
   if (!kind) return "<unknown reason kind " + reason.kind() + ">";
   return kind->render ? kind->render(reason) : reason_text::fill(reason, kind->pattern);
@@ -123,7 +128,6 @@ Reason make_reason(ReasonCode code, std::string kind, std::vector<Figure> figure
   Reason r;
   r.code = code;
   r.detail = std::make_shared<const ReasonDetail>(ReasonDetail{std::move(kind), std::move(figures), std::move(causes)});
-  r.text = render_reason(r);
   return r;
 }
 

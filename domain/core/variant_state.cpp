@@ -13,14 +13,6 @@ bool in_flight(const VariantState& variant) {
          *variant.desired_replicas != variant.current_replicas;
 }
 
-std::vector<const PodMetrics*> ready_pods(const VariantState& variant) {
-  std::vector<const PodMetrics*> pods;
-  for (const auto& pod : variant.pods) {
-    if (pod.ready) pods.push_back(&pod);
-  }
-  return pods;
-}
-
 const VariantState* cheapest(std::span<const VariantState> variants,
                              const std::function<bool(const VariantState&)>& eligible) {
   const VariantState* best = nullptr;

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,8 +31,13 @@ int ready_replicas(const VariantState& variant);
 // capstan last asked for (WVA: desired != current).
 bool in_flight(const VariantState& variant);
 
-// Pods that are ready and reported; analyzers read only these.
-std::vector<const PodMetrics*> ready_pods(const VariantState& variant);
+// Pods that are ready and reported; analyzers read only these. A view of variant.pods,
+// as pointers, not a copy: analyzers ask for them a few times a variant a tick, and the
+// copies were a vector each time.
+inline auto ready_pods(const VariantState& variant) {
+  return variant.pods | std::views::filter([](const PodMetrics& p) { return p.ready; }) |
+         std::views::transform([](const PodMetrics& p) { return &p; });
+}
 
 // The cheapest variant that passes `eligible`, ties broken by name (alphabetically
 // first); nullptr when none passes. Cheaper variants scale up first.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "domain/core/format.hpp"
 
@@ -31,10 +32,10 @@ Result<SelectorState> make_selector(const std::vector<PredictorKind>& kinds,
   return s;
 }
 
-SelectorState observe(const SelectorState& state, double value) {
+SelectorState observe(SelectorState state, double value) {
   if (!std::isfinite(value)) return state;
-  SelectorState next = state;
-  const double w = state.config.error_weight;
+  SelectorState next = std::move(state);
+  const double w = next.config.error_weight;
   for (SelectorCandidate& c : next.candidates) {
     if (observation_count(c.predictor) > 0) {
       const double err = std::fabs(forecast(c.predictor, 1.0) - value);

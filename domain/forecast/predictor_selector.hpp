@@ -40,7 +40,8 @@ Result<SelectorState> make_selector(const std::vector<PredictorKind>& kinds,
                                     const PredictorConfig& predictors = {},
                                     const SelectorConfig& config = {});
 
-SelectorState observe(const SelectorState& state, double value);
+// Taken by value: a caller that moves its state in updates it without a copy.
+SelectorState observe(SelectorState state, double value);
 // The candidate forecasting now: lowest weighted error among the scored, else the first.
 std::size_t selected_index(const SelectorState& state);
 PredictorKind selected_kind(const SelectorState& state);

@@ -1,5 +1,7 @@
 #include "domain/forecast/traffic_forecast.hpp"
 
+#include <utility>
+
 namespace capstan {
 
 Result<TrafficForecastState> make_traffic_forecast(const std::vector<PredictorKind>& kinds,
@@ -10,10 +12,10 @@ Result<TrafficForecastState> make_traffic_forecast(const std::vector<PredictorKi
   return TrafficForecastState{*selector, *selector, *selector};
 }
 
-TrafficForecastState observe(const TrafficForecastState& state, const TrafficSample& sample) {
-  return {observe(state.rate_rps, sample.rate_rps),
-          observe(state.avg_input_tokens, sample.avg_input_tokens),
-          observe(state.avg_output_tokens, sample.avg_output_tokens)};
+TrafficForecastState observe(TrafficForecastState state, const TrafficSample& sample) {
+  return {observe(std::move(state.rate_rps), sample.rate_rps),
+          observe(std::move(state.avg_input_tokens), sample.avg_input_tokens),
+          observe(std::move(state.avg_output_tokens), sample.avg_output_tokens)};
 }
 
 TrafficSample forecast(const TrafficForecastState& state, double horizon_steps) {
@@ -22,7 +24,7 @@ TrafficSample forecast(const TrafficForecastState& state, double horizon_steps) 
 }
 
 TrafficForecastState warm_start(TrafficForecastState state, const std::vector<TrafficSample>& trace) {
-  for (const TrafficSample& s : trace) state = observe(state, s);
+  for (const TrafficSample& s : trace) state = observe(std::move(state), s);
   return state;
 }
 

@@ -30,7 +30,8 @@ Result<TrafficForecastState> make_traffic_forecast(const std::vector<PredictorKi
                                                    const PredictorConfig& predictors = {},
                                                    const SelectorConfig& config = {});
 
-TrafficForecastState observe(const TrafficForecastState& state, const TrafficSample& sample);
+// Taken by value, as the selector's observe: moved in, updated without a copy.
+TrafficForecastState observe(TrafficForecastState state, const TrafficSample& sample);
 TrafficSample forecast(const TrafficForecastState& state, double horizon_steps);
 
 // Warm start from a recorded trace, oldest first.

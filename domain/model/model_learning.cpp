@@ -137,7 +137,7 @@ void observe_traffic(TrafficForecastState& forecaster, const ModelObservation& o
     sample.avg_input_tokens = last.avg_input_tokens;
     sample.avg_output_tokens = last.avg_output_tokens;
   }
-  forecaster = observe(forecaster, sample);
+  forecaster = observe(std::move(forecaster), sample);
 }
 
 std::vector<ScalingRequest> saturation_fallback(const ModelTickInput& model, const SaturationConfig& config) {

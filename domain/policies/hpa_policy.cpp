@@ -80,7 +80,7 @@ int scale_up_limit(int current, const HpaConfig& c, double interval_s) {
 HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& c, double now_s,
                  double max_age_s, double interval_s) {
   const int current = v.current_replicas;
-  const auto pods = ready_pods(v);
+  auto pods = ready_pods(v);
   double sum = 0;
   for (const PodMetrics* p : pods) sum += p->running + p->queue_length;
   std::optional<Reason> problem = unusable_metrics(v, max_age_s);
@@ -92,7 +92,7 @@ HpaStep hpa_step(HpaVariantState state, const VariantState& v, const HpaConfig& 
     out.unusable = problem ? std::move(*problem) : make_reason(ReasonCode::kPendingGuard, "hpa.all_starting", {});
     out.request = hold_last_good(v, std::nullopt, *out.unusable);
   } else {
-    Recommendation rec = recommend(v, sum, static_cast<int>(pods.size()), c);
+    Recommendation rec = recommend(v, sum, static_cast<int>(std::ranges::distance(pods)), c);
     // Remember the raw recommendation; forget what every window has left behind.
     const double keep_s = std::max(c.scale_down_stabilization_s, c.scale_up_stabilization_s);
     std::erase_if(state.recommendations, [&](const HpaRecommendation& r) { return r.at_s < now_s - keep_s; });

@@ -23,14 +23,14 @@ struct Observed {
   double running_per_replica = 0;
 };
 
-Observed observe_pods(const std::vector<const PodMetrics*>& pods) {
+Observed observe_pods(const VariantState& v) {
   std::vector<PodMetrics> copy;
   double running = 0;
-  for (const PodMetrics* p : pods) {
+  for (const PodMetrics* p : ready_pods(v)) {
     copy.push_back(*p);
     running += p->running;
   }
-  return {aggregate(copy), running / static_cast<double>(pods.size())};
+  return {aggregate(copy), running / static_cast<double>(copy.size())};
 }
 
 double fix_correction(double c, bool enabled) { return enabled && std::isfinite(c) && c > 0 ? c : kNaN; }
@@ -174,7 +174,7 @@ ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickIn
     auto made = make_traffic_forecast({config.predictor});
     state.forecast = made.ok() ? made.value() : make_traffic_forecast({PredictorKind::kConstant}).value();
   }
-  const auto pods = ready_pods(v);
+  auto pods = ready_pods(v);
   if (pods.empty() && ready_replicas(v) == 0 && v.pending_replicas > 0) {
     out.request = hold(v.spec.name, current,
                        make_reason(ReasonCode::kPendingGuard, "throughput.all_starting", {{"current", current}, {"target", current}}));
@@ -188,7 +188,7 @@ ThroughputStep throughput_step(ThroughputVariantState state, const VariantTickIn
     out.state = std::move(state);
     return out;
   }
-  const Observed obs = observe_pods(pods);
+  const Observed obs = observe_pods(v);
   const auto& w = obs.workload;
   TrafficForecastState& fc = *state.forecast;
   fc.rate_rps = observe(fc.rate_rps, w.total_arrival_rps);

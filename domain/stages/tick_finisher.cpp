@@ -153,19 +153,20 @@ void enforce_model(ModelWork& w, const PolicyConfig& config, double now_s, doubl
   const EnforcerInput in{m.model, w.variants, w.requests, stz, recent};
   auto step = enforce(in, ec, state.enforcer, now_s);
   if (step) {
-    state.enforcer = std::move(step->state);
-    w.decisions = std::move(step->decisions);
+    // Through value(): a Result's -> is const, so std::move(step->...) copied both.
+    EnforcerStep& made = step.value();
+    state.enforcer = std::move(made.state);
+    w.decisions = std::move(made.decisions);
   } else {
     for (const VariantState& v : w.variants) w.decisions.push_back(fallback_hold(m.model, v, step.error().message));
   }
 }
 
-// Targets as they stand, to tell which stage changed which.
-std::vector<int> targets_of(const std::vector<ScalingRequest>& requests) {
-  std::vector<int> out;
-  out.reserve(requests.size());
+// Targets as they stand, to tell which stage changed which: refilled before each stage,
+// not made anew (four vectors a model a tick).
+void targets_of(const std::vector<ScalingRequest>& requests, std::vector<int>& out) {
+  out.clear();
   for (const ScalingRequest& r : requests) out.push_back(r.target_replicas);
-  return out;
 }
 
 void note_changes(const ModelKey& model, Stage stage, const std::vector<int>& before,
@@ -185,17 +186,18 @@ ModelProposal finish_model(const ModelRequests& mr, const PolicyConfig& config, 
   w.variants = states_of(*mr.model);
   w.requests = mr.requests;
   const ModelKey& key = mr.model->model;
-  std::vector<int> before = targets_of(w.requests);
+  std::vector<int> before;
+  targets_of(w.requests, before);
   guard_metrics(w, mr, options.guard_pod_metrics, time.interval_s, state);
   note_changes(key, Stage::kMetricGuard, before, w.requests, events);
-  before = targets_of(w.requests);
+  targets_of(w.requests, before);
   limit_steps(w, config);
   note_changes(key, Stage::kStepLimit, before, w.requests, events);
-  before = targets_of(w.requests);
+  targets_of(w.requests, before);
   keep_band(w, config);
   note_changes(key, Stage::kPdBand, before, w.requests, events);
   if (options.enforcer) {
-    before = targets_of(w.requests);
+    targets_of(w.requests, before);
     enforce_model(w, config, time.now_s, time.interval_s, state);
     for (size_t i = 0; i < w.decisions.size(); ++i) {
       const Decision& d = w.decisions[i];
@@ -253,7 +255,7 @@ std::vector<Decision> share_budget(const std::vector<ModelProposal>& proposals, 
       const int before = d.target_replicas;
       d = (*shared)[k++];
       if (p.band_raised[i] && p.band && d.reason.code == ReasonCode::kBudgetLimited &&
-          d.reason.text.find(p.band->text) == std::string::npos) {
+          d.reason.text().find(p.band->text()) == std::string::npos) {
         d.reason = make_reason(ReasonCode::kBudgetLimited, "budget.band", {}, {std::move(d.reason), *p.band});
       }
       if (d.target_replicas != before) {

@@ -150,7 +150,7 @@ nlohmann::json series_json(const PolicyRun& run) {
     for (const Decision& d : tick.decisions)
       if (d.target_replicas != d.current_replicas)
         decisions.push_back({tick.time_s, d.variant, d.current_replicas, d.target_replicas,
-                             to_string(d.reason.code), d.reason.text});
+                             to_string(d.reason.code), d.reason.text()});
   }
   return {{"policy", run.policy},   {"error", run.error},     {"variants", run.variants},
           {"t", t},                 {"rate", rate},           {"replicas", replicas},

@@ -88,7 +88,7 @@ std::string render_scenarios_html(const std::vector<ScenarioResult>& results, co
           const std::size_t v = variant_index(r.run, d);
           h << "<tr><td>" << fmt_num(t.time_s) << " s</td><td>"
             << html_escape(v < r.run.variants.size() ? r.run.variants[v] : d.variant) << "</td><td>"
-            << html_escape(to_string(d.reason.code)) << "</td><td>" << html_escape(d.reason.text) << "</td></tr>";
+            << html_escape(to_string(d.reason.code)) << "</td><td>" << html_escape(d.reason.text()) << "</td></tr>";
         }
     h << "</table></details>";
   }

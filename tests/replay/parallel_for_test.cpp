@@ -101,3 +101,14 @@ TEST_CASE("parallel_for_each runs every index once, none for an empty range, and
                                }),
                       "model 57 failed");
 }
+
+TEST_CASE("parallel_for_each's threads serve call after call, after a failed one too, and a copy shares them") {
+  const ForEachModel for_each = parallel_for_each(3);
+  const ForEachModel copy = for_each;
+  REQUIRE_THROWS(for_each(10, [](std::size_t) { throw std::runtime_error("x"); }));
+  for (int call = 0; call < 500; ++call) {
+    std::vector<std::atomic<int>> calls(static_cast<std::size_t>(call % 7));
+    (call % 2 ? copy : for_each)(calls.size(), [&](std::size_t i) { ++calls[i]; });
+    for (const auto& c : calls) REQUIRE(c == 1);
+  }
+}

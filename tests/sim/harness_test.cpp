@@ -98,7 +98,7 @@ TEST_CASE("The fixed policy holds every variant at its initial count for the who
     for (const auto& d : tick.decisions) {
       CHECK(d.target_replicas == 2);
       CHECK(d.reason.code == ReasonCode::kHold);
-      CHECK(d.reason.text == "hold at 2: static provisioning");
+      CHECK(d.reason.text() == "hold at 2: static provisioning");
     }
   }
   CHECK(run.value().report.scale_actions.empty());

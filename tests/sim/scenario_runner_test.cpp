@@ -158,7 +158,7 @@ TEST_CASE("A stale metrics gap in a scenario reaches the policy as aged pods") {
     // of the gap on (90 s old at 150 s) and takes them again once fresh.
     const auto why = unusable_metrics(in.models[0].variants[0].state, max_sample_age_s(in.interval_s));
     CHECK(why.has_value() == (in.now_s == 150));
-    if (why) CHECK(why->text == "metrics stale: newest sample 90 s old (limit 60 s)");
+    if (why) CHECK(why->text() == "metrics stale: newest sample 90 s old (limit 60 s)");
   }
 }
 

@@ -89,13 +89,13 @@ Run run_all(DrivenPolicy& policy, const std::vector<TickRecording>& ticks, std::
 bool same_outcome(const Decision& fresh, const Decision& recorded) {
   return fresh.model == recorded.model && fresh.variant == recorded.variant &&
          fresh.current_replicas == recorded.current_replicas && fresh.target_replicas == recorded.target_replicas &&
-         fresh.reason.code == recorded.reason.code && fresh.reason.text == recorded.reason.text;
+         fresh.reason.code == recorded.reason.code && fresh.reason.text() == recorded.reason.text();
 }
 
 // Every sentence, down to the reasons it wraps, is rendered from its figures.
 bool rendered_from_figures(const Reason& reason) {
-  if (reason.kind().empty() || render_reason(reason) != reason.text) return false;
-  if (reason.text.find("<" + reason.kind() + ": no ") != std::string::npos) return false;  // a figure was missing
+  if (reason.kind().empty() || render_reason(reason) != reason.text()) return false;
+  if (reason.text().find("<" + reason.kind() + ": no ") != std::string::npos) return false;  // a figure was missing
   return std::all_of(reason.causes().begin(), reason.causes().end(), rendered_from_figures);
 }
 
@@ -117,7 +117,7 @@ TEST_CASE("Every registered policy decides every recorded tick as the code befor
         const std::vector<Decision> decisions = policy.tick(ticks[t].input);
         REQUIRE(decisions.size() == ticks[t].decisions.size());
         for (std::size_t i = 0; i < decisions.size(); ++i) {
-          INFO(decisions[i].reason.text);
+          INFO(decisions[i].reason.text());
           REQUIRE(same_outcome(decisions[i], ticks[t].decisions[i]));
           REQUIRE(rendered_from_figures(decisions[i].reason));
         }
@@ -250,7 +250,7 @@ TEST_CASE("Advisory mode settles decisions unapplied: an unmade change starts no
         const FleetMemory before = advisory;
         TickResult b = run_tick(std::move(advisory), *policy.value(), ticks[t].input, TickConfigs{r.config, {}, true});
         for (const Decision& d : b.decisions) {
-          INFO(d.variant << ": " << d.reason.text);
+          INFO(d.variant << ": " << d.reason.text());
           REQUIRE(d.reason.kind() != "enforcer.cooldown");
           const ModelFinisherState& settled = b.next.models.at(d.model).finisher;
           if (d.reason.code != ReasonCode::kMetricsMissing) {
@@ -293,7 +293,7 @@ TEST_CASE("Re-decide the recorded ticks with the current code", "[.redecide]") {
         ++changed[record.policy];
         record.decisions.clear();
         for (Decision d : fresh) {
-          d.reason = Reason(d.reason.code, d.reason.text);
+          d.reason = Reason(d.reason.code, d.reason.text());
           record.decisions.push_back(std::move(d));
         }
         line = encode_tick_record(record).dump();

@@ -48,7 +48,7 @@ TEST_CASE("a store written by main at 128590d opens, and its schema-1 payloads r
     if (const auto* made = std::get_if<DecisionMade>(tick_event)) {
       ++decisions;
       CHECK_FALSE(made->decision.reason.kind().empty());
-      CHECK_FALSE(made->decision.reason.text.empty());  // the sentence schema 1 stored, read as stored
+      CHECK_FALSE(made->decision.reason.text().empty());  // the sentence schema 1 stored, read as stored
     }
     if (type != "decision" && type != "forecast" && type != "capacity") return true;
     // Written in the newest layout it reads back to the same event, in under half the bytes.

@@ -220,7 +220,7 @@ TEST_CASE("a decision is stored in its compact layout, schema 2, and reads back 
   const std::span bytes(reinterpret_cast<const std::uint8_t*>(value.data()), value.size());
   CHECK(payload_schema(bytes) == 2);
   CHECK(encode_event_document(e).at("payload").is_array());
-  CHECK(value.find(tick_event_of<DecisionMade>(e).decision.reason.text) == std::string::npos);
+  CHECK(value.find(tick_event_of<DecisionMade>(e).decision.reason.text()) == std::string::npos);
   const auto decoded = decode_event_value(3, value);
   REQUIRE(decoded.ok());
   CHECK(tick_event_of<DecisionMade>(*decoded).decision.reason.causes().at(0) ==
@@ -229,7 +229,7 @@ TEST_CASE("a decision is stored in its compact layout, schema 2, and reads back 
   std::vector<std::uint8_t> schema1;
   write_event_value(e, schema1, 1);
   CHECK(payload_schema(schema1) == 1);
-  CHECK(std::string(schema1.begin(), schema1.end()).find(tick_event_of<DecisionMade>(e).decision.reason.text) !=
+  CHECK(std::string(schema1.begin(), schema1.end()).find(tick_event_of<DecisionMade>(e).decision.reason.text()) !=
         std::string::npos);
   CHECK(value.size() < schema1.size());
   const auto old = decode_event_value(4, std::string(schema1.begin(), schema1.end()));

@@ -72,7 +72,7 @@ Decision read_tree(const std::vector<std::uint8_t>& bytes) {
 void check_same_figures(const Reason& read, const Reason& written) {
   CHECK(read.code == written.code);
   CHECK(read.kind() == written.kind());
-  CHECK(read.text == written.text);
+  CHECK(read.text() == written.text());
   REQUIRE(read.figures().size() == written.figures().size());
   for (std::size_t i = 0; i < written.figures().size(); ++i) {
     const Figure& a = read.figures()[i];
@@ -128,7 +128,7 @@ TEST_CASE("a compact decision stores no sentence and no tagged name, a quarter o
   CHECK(as_text.find("hybrid.sized") == std::string::npos);
   CHECK(as_text.find("demand_rps") == std::string::npos);
   CHECK(as_text.find("scale_up") == std::string::npos);
-  CHECK(as_text.find(d.reason.causes().at(0).text.substr(0, 20)) == std::string::npos);
+  CHECK(as_text.find(d.reason.causes().at(0).text().substr(0, 20)) == std::string::npos);
   // Names no table holds are kept as strings, and so is a text-only reason's sentence.
   CHECK(as_text.find("not_in_any_table") != std::string::npos);
   CHECK(as_text.find("a.kind_no_table_holds") != std::string::npos);
@@ -190,6 +190,17 @@ TEST_CASE("reason tags are frozen: the first names keep their numbers and every 
   CHECK(kinds.size() == 78);
   CHECK(figures.size() == 117);
   for (long long t = 0; t < 15; ++t) CHECK(reason_tags::code_tag(*reason_tags::code_of(t)) == t);
+}
+
+TEST_CASE("a name its table does not hold has no tag, however near it is to one that does") {
+  for (std::string_view name : {"", "curren", "currentt", "Current", "target ", "hybrid.sized", "itl_correctio"}) {
+    CHECK_FALSE(reason_tags::figure_tag(name).has_value());
+  }
+  for (std::string_view name : {"", "hybrid.size", "hybrid.sizedd", "current", "fixed_static"}) {
+    CHECK_FALSE(reason_tags::kind_tag(name).has_value());
+  }
+  const std::string copied("demand_rps");  // not the table's own characters
+  CHECK(reason_tags::figure_tag(copied) == 2);
 }
 
 }  // namespace capstan

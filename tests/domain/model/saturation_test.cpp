@@ -53,8 +53,8 @@ TEST_CASE("KV usage above the threshold on every replica scales the cheapest var
   CHECK(a.requests[0].target_replicas == 1);
   CHECK(a.requests[1].target_replicas == 3);
   CHECK(a.requests[1].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(a.requests[1].reason.text, Catch::StartsWith("scale up 2 -> 3: spare KV 0"));
-  CHECK_THAT(a.requests[1].reason.text, Catch::Contains("3 of 3 replicas saturated"));
+  CHECK_THAT(a.requests[1].reason.text(), Catch::StartsWith("scale up 2 -> 3: spare KV 0"));
+  CHECK_THAT(a.requests[1].reason.text(), Catch::Contains("3 of 3 replicas saturated"));
 }
 
 TEST_CASE("Low spare queue alone triggers a scale-up") {
@@ -62,7 +62,7 @@ TEST_CASE("Low spare queue alone triggers a scale-up") {
   const auto a = analyze({variant("a10g", 5, {pod(0.2, 3), pod(0.2, 2.5)})});
   CHECK(a.avg_spare_queue == Approx(2.25));
   CHECK(a.requests[0].target_replicas == 3);
-  CHECK_THAT(a.requests[0].reason.text, Catch::Contains("spare queue 2.25 below trigger 3"));
+  CHECK_THAT(a.requests[0].reason.text(), Catch::Contains("spare queue 2.25 below trigger 3"));
 }
 
 TEST_CASE("Scale-up skips a variant with pending replicas and takes the next cheapest") {
@@ -89,7 +89,7 @@ TEST_CASE("Scale-down is blocked with only one non-saturated replica") {
   CHECK_FALSE(a.scale_down_safe);
   CHECK(a.requests[0].target_replicas == 2);
   CHECK(a.requests[0].reason.code == ReasonCode::kHold);
-  CHECK_THAT(a.requests[0].reason.text, Catch::Contains("needs 2 non-saturated replicas, have 1"));
+  CHECK_THAT(a.requests[0].reason.text(), Catch::Contains("needs 2 non-saturated replicas, have 1"));
 }
 
 TEST_CASE("Scale-down removes one replica from the most expensive variant when N/(N-1) keeps headroom") {
@@ -102,7 +102,7 @@ TEST_CASE("Scale-down removes one replica from the most expensive variant when N
   CHECK(a.requests[0].target_replicas == 2);
   CHECK(a.requests[1].target_replicas == 1);
   CHECK(a.requests[1].reason.code == ReasonCode::kScaleDown);
-  CHECK_THAT(a.requests[1].reason.text, Catch::StartsWith("scale down 2 -> 1"));
+  CHECK_THAT(a.requests[1].reason.text(), Catch::StartsWith("scale down 2 -> 1"));
 }
 
 TEST_CASE("Scale-down is unsafe when redistribution would eat the queue headroom") {
@@ -111,7 +111,7 @@ TEST_CASE("Scale-down is unsafe when redistribution would eat the queue headroom
   CHECK_FALSE(a.scale_up_needed);
   CHECK_FALSE(a.scale_down_safe);
   CHECK(a.requests[0].target_replicas == 2);
-  CHECK_THAT(a.requests[0].reason.text, Catch::Contains("too little spare"));
+  CHECK_THAT(a.requests[0].reason.text(), Catch::Contains("too little spare"));
 }
 
 TEST_CASE("Scale-down never takes a variant below one replica or its minimum") {
@@ -124,7 +124,7 @@ TEST_CASE("Scale-down never takes a variant below one replica or its minimum") {
   a = analyze(vs);
   CHECK(a.requests[0].target_replicas == 2);
   CHECK(a.requests[1].target_replicas == 1);
-  CHECK_THAT(a.requests[0].reason.text, Catch::Contains("no variant above its floor"));
+  CHECK_THAT(a.requests[0].reason.text(), Catch::Contains("no variant above its floor"));
 }
 
 TEST_CASE("No scaling while any variant is transitioning") {
@@ -137,7 +137,7 @@ TEST_CASE("No scaling while any variant is transitioning") {
   CHECK(a.requests[1].target_replicas == 2);  // the in-flight target stands
   for (const auto& r : a.requests) {
     CHECK(r.reason.code == ReasonCode::kTransitioning);
-    CHECK_THAT(r.reason.text, Catch::Contains("h100 is transitioning (desired 2, current 1)"));
+    CHECK_THAT(r.reason.text(), Catch::Contains("h100 is transitioning (desired 2, current 1)"));
   }
 }
 

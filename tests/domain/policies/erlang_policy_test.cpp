@@ -24,8 +24,8 @@ TEST_CASE("erlang adds Erlang-C servers for a rising forecast and says why") {
   for (int t = 8; t < 14; ++t) d = p.tick(tick_at(30.0 * t, Fleet{2, 0, 0}, 6 + 1.5 * (t - 7)));
   CHECK(d[0].target_replicas > 2);
   CHECK(d[0].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("Erlang-C needs"));
-  CHECK_THAT(d[0].reason.text, Catch::Contains("warm pool"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("Erlang-C needs"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("warm pool"));
   CHECK(d[1].target_replicas == 0);
 }
 
@@ -67,13 +67,13 @@ std::vector<Decision> erlang_past_lambda_star(const SloTargets& slo) {
 
 TEST_CASE("erlang with a TTFT-only SLO bounds the wait by it and scales up under load it cannot serve") {
   const auto d = erlang_past_lambda_star(capstan::testing::kTtftOnly);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("Erlang-C needs"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("Erlang-C needs"));
 }
 
 TEST_CASE("erlang with an ITL-only SLO sizes by lambda* alone, says so, and scales up under load it cannot serve") {
   const auto d = erlang_past_lambda_star(capstan::testing::kItlOnly);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("no TTFT target to bound the wait by"));
-  CHECK_THAT(d[0].reason.text, !Catch::Contains("Erlang-C needs") && !Catch::Contains("warm pool"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("no TTFT target to bound the wait by"));
+  CHECK_THAT(d[0].reason.text(), !Catch::Contains("Erlang-C needs") && !Catch::Contains("warm pool"));
 }
 
 TEST_CASE("erlang's tick reports what it learned, forecast and sized as events") {

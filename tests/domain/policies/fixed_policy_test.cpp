@@ -34,7 +34,7 @@ TEST_CASE("fixed holds each variant at the count of its first tick, whatever hap
   CHECK(later[0].target_replicas == 2);
   CHECK(later[1].target_replicas == 0);
   CHECK(later[0].reason.code == ReasonCode::kHold);
-  CHECK(later[0].reason.text == "hold at 2: static provisioning");
+  CHECK(later[0].reason.text() == "hold at 2: static provisioning");
   CHECK(later[0].model.model_id == "llama");
 }
 

@@ -59,7 +59,7 @@ TEST_CASE("Within 10% of the target nothing changes") {
   const ScalingRequest r = step(s, variant(4, 34), 0);  // ratio 1.0625
   CHECK(r.target_replicas == 4);
   CHECK(r.reason.code == ReasonCode::kHold);
-  CHECK_THAT(r.reason.text, Catch::Contains("within the tolerance"));
+  CHECK_THAT(r.reason.text(), Catch::Contains("within the tolerance"));
   CHECK(step(s, variant(4, 29), 10).target_replicas == 4);  // ratio 0.906
 }
 
@@ -70,7 +70,7 @@ TEST_CASE("Past the tolerance desired = ceil(current x metric / target)") {
   const ScalingRequest r = step(t, variant(2, 61.5), 0);  // ceil(2 x 1.92)
   CHECK(r.target_replicas == 4);
   CHECK(r.reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(r.reason.text, Catch::StartsWith("scale up 2 -> 4: 61.5 concurrent requests per replica against the 32 target"));
+  CHECK_THAT(r.reason.text(), Catch::StartsWith("scale up 2 -> 4: 61.5 concurrent requests per replica against the 32 target"));
 }
 
 TEST_CASE("The stabilization window blocks a scale-down for 300 s") {
@@ -79,7 +79,7 @@ TEST_CASE("The stabilization window blocks a scale-down for 300 s") {
   const ScalingRequest blocked = step(s, variant(4, 8), 30);  // recommends 1
   CHECK(blocked.target_replicas == 4);
   CHECK(blocked.reason.code == ReasonCode::kCooldown);
-  CHECK_THAT(blocked.reason.text, Catch::Contains("300 s stabilization window"));
+  CHECK_THAT(blocked.reason.text(), Catch::Contains("300 s stabilization window"));
   CHECK(step(s, variant(4, 8), 299).target_replicas == 4);
   const ScalingRequest after = step(s, variant(4, 8), 301);  // the t=0 recommendation left the window
   CHECK(after.target_replicas == 1);
@@ -128,11 +128,11 @@ TEST_CASE("Missing or NaN metrics hold the last good target") {
   const Decision n = policy.tick(one_model(60, nan))[0];
   CHECK(n.target_replicas == 4);  // no scale-down on vanished data
   CHECK(n.reason.code == ReasonCode::kMetricsMissing);
-  CHECK_THAT(n.reason.text, Catch::StartsWith("hold at 4: pod pod-0 reported an invalid value"));
+  CHECK_THAT(n.reason.text(), Catch::StartsWith("hold at 4: pod pod-0 reported an invalid value"));
 
   HpaVariantState s;
   const HpaStep alone = hpa_step(s, nan, HpaConfig{}, 60);
-  CHECK(alone.unusable->text == "pod pod-0 reported an invalid value");
+  CHECK(alone.unusable->text() == "pod pod-0 reported an invalid value");
   CHECK(alone.state.recommendations.empty());  // nothing recorded from bad data
 }
 
@@ -144,7 +144,7 @@ TEST_CASE("Replicas still starting stop the HPA from scaling up again for the sa
   const Decision d = policy.tick(one_model(15, variant(2, 64, 2)))[0];
   CHECK(d.target_replicas == 4);
   CHECK(d.reason.code == ReasonCode::kHold);
-  CHECK_THAT(d.reason.text, Catch::Contains("2 starting pod(s)"));
+  CHECK_THAT(d.reason.text(), Catch::Contains("2 starting pod(s)"));
 }
 
 TEST_CASE("The GPU budget and the step limit bound the HPA") {
@@ -162,7 +162,7 @@ TEST_CASE("The GPU budget and the step limit bound the HPA") {
   HpaPolicy limited(no_window, step);
   const Decision up = limited.tick(one_model(0, variant(2, 96)))[0];
   CHECK(up.target_replicas == 3);
-  CHECK_THAT(up.reason.text, Catch::EndsWith("; limited to 3 by the step limit"));
+  CHECK_THAT(up.reason.text(), Catch::EndsWith("; limited to 3 by the step limit"));
   const Decision down = limited.tick(one_model(15, variant(8, 4)))[0];  // recommends 1
   CHECK(down.target_replicas == 6);
   CHECK(down.reason.code == ReasonCode::kScaleDown);
@@ -204,8 +204,8 @@ TEST_CASE("The scale-up rate limit compounds once per 15 s period the tick spans
   HpaVariantState s;
   const HpaStep at30 = hpa_step(s, variant(1, 320), c, 0, 0, 30);
   CHECK(at30.request.target_replicas == 10);  // ceil(10) reached in two periods
-  CHECK_THAT(at30.request.reason.text, !Catch::Contains("limited"));
+  CHECK_THAT(at30.request.reason.text(), !Catch::Contains("limited"));
   const HpaStep at15 = hpa_step(s, variant(1, 320), c, 0, 0, 15);
   CHECK(at15.request.target_replicas == 5);
-  CHECK_THAT(at15.request.reason.text, Catch::Contains("scale-up limited to 5 this period"));
+  CHECK_THAT(at15.request.reason.text(), Catch::Contains("scale-up limited to 5 this period"));
 }

@@ -58,8 +58,8 @@ TEST_CASE("hybrid states the queueing it observes and leaves a backlog its repli
   // replica could start, so none is asked for.
   const auto d = p.tick(tick_at(360, f, 6, 40, 400));
   CHECK(d[0].target_replicas == calm);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("backlog 480, 0 when new replicas are ready"));
-  CHECK_THAT(d[0].reason.text, Catch::Contains("observed queueing"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("backlog 480, 0 when new replicas are ready"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("observed queueing"));
 }
 
 TEST_CASE("hybrid counts starting replicas as coming capacity") {
@@ -85,7 +85,7 @@ TEST_CASE("hybrid's horizon follows the cold start the fleet measured") {
   const Fleet f{2, 0, 0};
   for (int t = 0; t < 6; ++t) p.tick(tick_at(30.0 * t, f, 6, 0, 0, t < 4 ? std::vector<double>{900} : std::vector<double>{}));
   const auto d = p.tick(tick_at(180, f, 6));
-  CHECK_THAT(d[0].reason.text, Catch::Contains("t+930 s"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("t+930 s"));
 }
 
 TEST_CASE("hybrid state round trip gives identical later decisions") {
@@ -120,7 +120,7 @@ TEST_CASE("hybrid's first response to a growing queue covers what the cold start
   const auto growing = burst.tick(saturated(330, Fleet{2, 0, 0}, 40, 40, 400));
   const auto drained = calm.tick(tick_at(330, Fleet{2, 0, 0}, 6, 40, 400));
   CHECK(growing[0].target_replicas > drained[0].target_replicas);
-  CHECK_THAT(growing[0].reason.text, Catch::Contains("when new replicas are ready"));
+  CHECK_THAT(growing[0].reason.text(), Catch::Contains("when new replicas are ready"));
 }
 
 TEST_CASE("hybrid does not ask again for a backlog its starting replicas will drain") {
@@ -157,7 +157,7 @@ TEST_CASE("hybrid releases nothing while requests wait, and the reason says so")
   warm_up(p, f, 6);  // two replicas would carry it: the first test releases one
   const auto d = p.tick(tick_at(330, f, 6, 40, 400));
   CHECK(d[0].target_replicas == 3);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("nothing released while 520 requests wait"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("nothing released while 520 requests wait"));
 }
 
 TEST_CASE("hybrid never sizes by a learned capacity below what its replicas serve well inside the SLO") {
@@ -166,9 +166,9 @@ TEST_CASE("hybrid never sizes by a learned capacity below what its replicas serv
   // by it alone, the fleet would grow for a load it already carries.
   HybridPolicy p(config());
   const auto d = p.tick(tick_at(0, Fleet{2, 0, 0}, 8));
-  INFO(d[0].reason.text);
+  INFO(d[0].reason.text());
   CHECK(d[0].target_replicas == 2);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("lambda* 4 req/s per replica (as served now within the SLO"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("lambda* 4 req/s per replica (as served now within the SLO"));
 }
 
 TEST_CASE("hybrid does not buy a replica for demand over what its replicas serve by less than the arrivals' noise") {
@@ -178,18 +178,18 @@ TEST_CASE("hybrid does not buy a replica for demand over what its replicas serve
   const Fleet f{2, 0, 0};
   HybridPolicy p(config());
   const auto d = p.tick(tick_at(0, f, 8, 0, 2));
-  INFO(d[0].reason.text);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("as served now within the SLO"));
-  CHECK_THAT(d[0].reason.text, Catch::Contains("less than the arrivals' noise, 1.0328 req/s, buys nothing"));
+  INFO(d[0].reason.text());
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("as served now within the SLO"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("less than the arrivals' noise, 1.0328 req/s, buys nothing"));
   CHECK(d[0].target_replicas == 2);
   // 2 req/s more than they serve, with the two waiting, is past the noise: bought.
   HybridPolicy q(config());
   TickInput more = tick_at(0, f, 8, 0, 2);
   more.models[0].arrival_rate_rps = 10;
   const auto up = q.tick(more);
-  INFO(up[0].reason.text);
+  INFO(up[0].reason.text());
   CHECK(up[0].target_replicas + up[1].target_replicas > 2);
-  CHECK_THAT(up[0].reason.text, !Catch::Contains("noise"));
+  CHECK_THAT(up[0].reason.text(), !Catch::Contains("noise"));
 }
 
 namespace {
@@ -215,15 +215,15 @@ TEST_CASE("hybrid keeps capacity for the rates that arrived over the cooldown, n
   for (int t = 0; t < 12; ++t) {
     const double rps = 8 + 2.0 * t;
     const auto d = p.tick(tick_at(30.0 * t, f, rps));
-    if (d[0].reason.text.find("(forecast ") != std::string::npos)  // not before the first fit
-      highest_forecast = std::max(highest_forecast, figure_after(d[0].reason.text, "(forecast "));
+    if (d[0].reason.text().find("(forecast ") != std::string::npos)  // not before the first fit
+      highest_forecast = std::max(highest_forecast, figure_after(d[0].reason.text(), "(forecast "));
     highest_observed = std::max(highest_observed, rps);
   }
   REQUIRE(highest_forecast > highest_observed + 5);  // the forecasts ran ahead
   const auto d = p.tick(tick_at(360, f, 4));
-  INFO(d[0].reason.text);
-  const double demand = figure_after(d[0].reason.text, "demand ");
-  const double peak = figure_after(d[0].reason.text, "peak ");
+  INFO(d[0].reason.text());
+  const double demand = figure_after(d[0].reason.text(), "demand ");
+  const double peak = figure_after(d[0].reason.text(), "peak ");
   CHECK(peak == Approx(std::max(highest_observed, demand)).epsilon(0.01));
 }
 
@@ -249,11 +249,11 @@ TEST_CASE("hybrid sizes by the spread of requests' ITL its pods report, not by t
     a = spread.tick(with_spread(in));
     b = mean_only.tick(in);
   }
-  INFO(a[0].reason.text);
-  INFO(b[0].reason.text);
-  CHECK_THAT(a[0].reason.text, Catch::Contains("(tail-bound: P(ITL > 40 ms) <= 0.05 by the measured spread of requests' ITL"));
-  CHECK_THAT(b[0].reason.text, !Catch::Contains("measured spread"));
-  CHECK(figure_after(a[0].reason.text, "lambda* ") < 0.9 * figure_after(b[0].reason.text, "lambda* "));
+  INFO(a[0].reason.text());
+  INFO(b[0].reason.text());
+  CHECK_THAT(a[0].reason.text(), Catch::Contains("(tail-bound: P(ITL > 40 ms) <= 0.05 by the measured spread of requests' ITL"));
+  CHECK_THAT(b[0].reason.text(), !Catch::Contains("measured spread"));
+  CHECK(figure_after(a[0].reason.text(), "lambda* ") < 0.9 * figure_after(b[0].reason.text(), "lambda* "));
 }
 
 TEST_CASE("hybrid reads no ITL evidence from a window whose rate moved from the tick before") {
@@ -286,7 +286,7 @@ TEST_CASE("hybrid's state keeps the ITL spread it measured") {
   const TickInput in = with_spread(tick_at(300, f, 12, 2));
   const auto da = a.tick(in), db = b.tick(in);
   CHECK(da == db);
-  CHECK_THAT(db[0].reason.text, Catch::Contains("by the measured spread of requests' ITL"));
+  CHECK_THAT(db[0].reason.text(), Catch::Contains("by the measured spread of requests' ITL"));
 }
 
 TEST_CASE("hybrid's state survives MessagePack and a restored policy refits to identical decisions") {
@@ -349,7 +349,7 @@ void hybrid_scales_up_past_lambda_star(const SloTargets& slo) {
   REQUIRE(d.size() == 2);
   CHECK(d[0].target_replicas + d[1].target_replicas > 2);
   CHECK(d[0].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("lambda*"));  // sized, not the saturation fallback
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("lambda*"));  // sized, not the saturation fallback
 }
 
 }  // namespace
@@ -380,9 +380,9 @@ TEST_CASE("hybrid does not grow a variant whose pods meet the SLO at more than i
   c.slo = {1500, 15};
   HybridPolicy p(c);
   const auto d = p.tick(tick_at(0, Fleet{2, 0, 0}, 8));
-  INFO(d[0].reason.text);
+  INFO(d[0].reason.text());
   CHECK(d[0].target_replicas == 2);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("the pods meet the SLO at more than the learned"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("the pods meet the SLO at more than the learned"));
 }
 
 TEST_CASE("hybrid grows a variant whose pods meet the SLO's means but miss its ITL tail by their own measure, not the model's") {
@@ -397,13 +397,13 @@ TEST_CASE("hybrid grows a variant whose pods meet the SLO's means but miss its I
     pod.request_itl = {{10, 15, 20}, {50, 90, 100}, 100, 100 * pod.avg_itl_ms};
   }
   const auto d = p.tick(in);
-  INFO(d[0].reason.text);
+  INFO(d[0].reason.text());
   CHECK(d[0].target_replicas == 3);  // ceil(2 ready x 1.15)
   CHECK(d[0].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("grow by their own measure while their requests' ITL tail misses"));
-  CHECK_THAT(d[0].reason.text, Catch::Contains("wanted "));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("grow by their own measure while their requests' ITL tail misses"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("wanted "));
   // The model alone asked for more than that.
-  const auto wanted = std::stoi(d[0].reason.text.substr(d[0].reason.text.find("wanted ") + 7));
+  const auto wanted = std::stoi(d[0].reason.text().substr(d[0].reason.text().find("wanted ") + 7));
   CHECK(wanted > 3);
 }
 
@@ -425,24 +425,24 @@ TEST_CASE("hybrid holds the capacity of bursts that recur before a released repl
     b = calm.tick(tick_at(30.0 * t, f, 4));
   }
   // Tick 65 is between bursts, long past the cooldown after the last one (t = 56-57).
-  INFO(a[0].reason.text);
-  INFO(b[0].reason.text);
+  INFO(a[0].reason.text());
+  INFO(b[0].reason.text());
   // What each policy wanted, before the finishing stages' cooldown held it.
   const auto wanted = [](const Decision& d) {
-    const auto at = d.reason.text.find("wanted ");
-    return at == std::string::npos ? d.target_replicas : std::stoi(d.reason.text.substr(at + 7));
+    const auto at = d.reason.text().find("wanted ");
+    return at == std::string::npos ? d.target_replicas : std::stoi(d.reason.text().substr(at + 7));
   };
   CHECK(wanted(b[0]) < 4);
   CHECK(wanted(a[0]) == 4);
-  CHECK_THAT(a[0].reason.text, Catch::Contains("req/s held for surges that recur within a start-up and the cooldown"));
+  CHECK_THAT(a[0].reason.text(), Catch::Contains("req/s held for surges that recur within a start-up and the cooldown"));
   // The rate held is the bursts' (24 req/s observed, within a tick's noise).
-  const std::string& text = a[0].reason.text;
+  const std::string& text = a[0].reason.text();
   const auto held_at = text.find(" req/s held for surges");
   REQUIRE(held_at != std::string::npos);
   const double held = std::stod(text.substr(text.rfind(", ", held_at) + 2));
   CHECK(held >= 20);
   CHECK(held <= 26);
-  CHECK_THAT(b[0].reason.text, !Catch::Contains("held for surges"));
+  CHECK_THAT(b[0].reason.text(), !Catch::Contains("held for surges"));
 }
 
 TEST_CASE("hybrid's state keeps the surges it saw and a restored policy holds the same") {
@@ -515,9 +515,9 @@ TEST_CASE("hybrid grows a fleet that misses the SLO by a rate its replicas serve
   CHECK(capacity_of(p.tick(tick_at(360, f, 6))[0]) < served);
   // The ITL target missed: the fleet grows by what the replicas were shown to serve.
   const auto missed = p.tick(served_at(390, f, served, 50));
-  INFO(missed[0].reason.text);
+  INFO(missed[0].reason.text());
   CHECK(capacity_of(missed[0]) == Approx(served));
-  CHECK_THAT(missed[0].reason.text, Catch::Contains("as served within the SLO in the last half hour"));
+  CHECK_THAT(missed[0].reason.text(), Catch::Contains("as served within the SLO in the last half hour"));
   // Not at a heavier request shape: the rate was served at half the prompt.
   HybridPolicy q(config());
   warm_up(q, f, 6);
@@ -576,9 +576,9 @@ TEST_CASE("hybrid caps a variant's capacity at a rate its replicas missed the SL
   // replica, with nothing waiting: the model is contradicted at this shape.
   const double missed = 0.5 * learned;
   const auto d = p.tick(served_at(330, f, missed, 45));
-  INFO(d[0].reason.text);
+  INFO(d[0].reason.text());
   CHECK(capacity_of(d[0]) == Approx(missed));
-  CHECK_THAT(d[0].reason.text, Catch::Contains("as the replicas missed the SLO by their means at this rate"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("as the replicas missed the SLO by their means at this rate"));
   // Remembered: at the next tick, back within the target at a light load, the cap holds.
   CHECK(capacity_of(p.tick(tick_at(360, f, 3))[0]) == Approx(missed));
   // A miss in a window the load fell in is the load before's (its requests ran in it),

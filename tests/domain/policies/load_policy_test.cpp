@@ -113,8 +113,8 @@ TEST_CASE("Every engine's ITL estimate above the target scales up by one") {
   const LoadStep step = decode_tick(trained_decode(), 2, {10000, 12000});  // 111 and 131 ms
   CHECK(step.request.target_replicas == 3);
   CHECK(step.request.reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(step.request.reason.text, Catch::StartsWith("scale up 2 -> 3: estimated ITL 111-131 ms"));
-  CHECK_THAT(step.request.reason.text, Catch::Contains("on all 2 engine(s)"));
+  CHECK_THAT(step.request.reason.text(), Catch::StartsWith("scale up 2 -> 3: estimated ITL 111-131 ms"));
+  CHECK_THAT(step.request.reason.text(), Catch::Contains("on all 2 engine(s)"));
 }
 
 TEST_CASE("One engine under the target holds: scale-up needs every engine above it") {
@@ -128,13 +128,13 @@ TEST_CASE("A scale-down needs one engine fewer to still meet the target: the con
   const LoadStep down = decode_tick(trained_decode(), 3, {3000, 3000, 4000});
   CHECK(down.request.target_replicas == 2);
   CHECK(down.request.reason.code == ReasonCode::kScaleDown);
-  CHECK_THAT(down.request.reason.text, Catch::Contains("on 2 engine(s) ITL would be 71 ms, below 0.8 x target"));
+  CHECK_THAT(down.request.reason.text(), Catch::Contains("on 2 engine(s) ITL would be 71 ms, below 0.8 x target"));
   // 61, 61 and 71 ms are each below 0.8 x 100 ms -- the rule before Dynamo PR #9294 would
   // scale down -- but 6000 x 3/2 = 9000 KV on one of two engines is 101 ms: refused.
   const LoadStep refused = decode_tick(trained_decode(), 3, {5000, 5000, 6000});
   CHECK(refused.request.target_replicas == 3);
   CHECK(refused.request.reason.code == ReasonCode::kHold);
-  CHECK_THAT(refused.request.reason.text,
+  CHECK_THAT(refused.request.reason.text(),
              Catch::Contains("scale-down refused: on 2 engine(s) ITL would reach 101 ms against 0.8 x target"));
 }
 
@@ -149,7 +149,7 @@ TEST_CASE("Two engines that would flap 2 -> 1 -> 2 stay at two") {
 TEST_CASE("A single ready engine is never scaled down by the load loop") {
   const LoadStep step = decode_tick(trained_decode(), 1, {1000}, 100, 0);
   CHECK(step.request.target_replicas == 1);
-  CHECK_THAT(step.request.reason.text, Catch::Contains("one ready engine"));
+  CHECK_THAT(step.request.reason.text(), Catch::Contains("one ready engine"));
 }
 
 TEST_CASE("The loop takes one step per adjustment interval") {
@@ -178,7 +178,7 @@ TEST_CASE("Missing forward passes hold the last good target, never lower than th
   const Decision gap = policy.tick(one_model(30, in))[0];
   CHECK(gap.target_replicas == 3);
   CHECK(gap.reason.code == ReasonCode::kMetricsMissing);
-  CHECK_THAT(gap.reason.text, Catch::StartsWith("hold at 3: no forward passes this tick"));
+  CHECK_THAT(gap.reason.text(), Catch::StartsWith("hold at 3: no forward passes this tick"));
 
   LoadPolicy other(decode_config());
   REQUIRE(other.tick(one_model(0, busy_decode(3, 0, 2000)))[0].target_replicas == 2);
@@ -188,7 +188,7 @@ TEST_CASE("Missing forward passes hold the last good target, never lower than th
 
   // The step alone says why and holds at the current count.
   const LoadStep step = load_step(trained_decode(), variant(Role::kDecode, 2), decode_config(), 200, 1);
-  CHECK(step.unusable->text == "no forward passes this tick");
+  CHECK(step.unusable->text() == "no forward passes this tick");
   CHECK(step.request.target_replicas == 2);
 }
 
@@ -224,14 +224,14 @@ TEST_CASE("The GPU budget and the step limit bound the load policy") {
   low.state.spec.min_replicas = 8;
   const Decision d = LoadPolicy(decode_config(), step).tick(one_model(0, low))[0];
   CHECK(d.target_replicas == 4);
-  CHECK_THAT(d.reason.text, Catch::Contains("floor of 8"));
-  CHECK_THAT(d.reason.text, Catch::EndsWith("; limited to 4 by the step limit"));
+  CHECK_THAT(d.reason.text(), Catch::Contains("floor of 8"));
+  CHECK_THAT(d.reason.text(), Catch::EndsWith("; limited to 4 by the step limit"));
 }
 
 TEST_CASE("Fewer engines reporting than are ready, or non-finite passes, count as missing metrics") {
   const LoadStep partial = decode_tick(trained_decode(), 3, {5000, 5000});
   CHECK(partial.request.reason.code == ReasonCode::kMetricsMissing);
-  CHECK_THAT(partial.request.reason.text, Catch::Contains("2 of 3 ready replicas"));
+  CHECK_THAT(partial.request.reason.text(), Catch::Contains("2 of 3 ready replicas"));
   VariantTickInput in = variant(Role::kDecode, 1);
   ForwardPassSample bad = decode_pass("a", 5000);
   bad.wall_time_ms = std::numeric_limits<double>::quiet_NaN();
@@ -244,7 +244,7 @@ TEST_CASE("Fewer engines reporting than are ready, or non-finite passes, count a
 TEST_CASE("The floor refuses a scale-down below it and raises a lower count to it") {
   const LoadStep refused = decode_tick(trained_decode(), 2, {2000, 2000}, 100, 2);  // one engine would do
   CHECK(refused.request.target_replicas == 2);
-  CHECK_THAT(refused.request.reason.text, Catch::Contains("refused by the floor of 2"));
+  CHECK_THAT(refused.request.reason.text(), Catch::Contains("refused by the floor of 2"));
   const LoadStep raised = decode_tick(trained_decode(), 1, {5000}, 100, 3);
   CHECK(raised.request.target_replicas == 3);
   CHECK(raised.request.reason.code == ReasonCode::kScaleUp);
@@ -312,11 +312,11 @@ TEST_CASE("With a TTFT-only SLO the load loop scales up on TTFT, and an ITL far 
   const LoadStep up = aggregated_tick({5, 0}, 2000);  // every TTFT estimate above 5 ms
   CHECK(up.request.target_replicas == 3);
   CHECK(up.request.reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(up.request.reason.text, Catch::Contains("estimated TTFT"));
+  CHECK_THAT(up.request.reason.text(), Catch::Contains("estimated TTFT"));
   const LoadStep calm = aggregated_tick({100000, 0}, 50000);  // ITL ~ 510 ms, unconstrained
   CHECK(calm.request.target_replicas == 1);
   CHECK(calm.request.reason.code == ReasonCode::kScaleDown);
-  CHECK_THAT(calm.request.reason.text, Catch::Contains("ITL") && Catch::Contains("(no target)"));
+  CHECK_THAT(calm.request.reason.text(), Catch::Contains("ITL") && Catch::Contains("(no target)"));
 }
 
 TEST_CASE("With an ITL-only SLO the load loop scales up and down on ITL alone") {

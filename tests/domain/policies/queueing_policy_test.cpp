@@ -31,7 +31,7 @@ TEST_CASE("queueing scales up the cheaper variant when demand exceeds learned ca
   CHECK(d[0].variant == "cheap");
   CHECK(d[0].target_replicas > 2);
   CHECK(d[0].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("lambda*"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("lambda*"));
   CHECK(d[1].target_replicas == 1);
 }
 
@@ -73,7 +73,7 @@ void scales_up_past_lambda_star(const SloTargets& slo) {
   REQUIRE(d.size() == 2);
   CHECK(d[0].target_replicas > 2);
   CHECK(d[0].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("lambda*") && Catch::Contains(describe(slo)));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("lambda*") && Catch::Contains(describe(slo)));
 }
 
 }  // namespace

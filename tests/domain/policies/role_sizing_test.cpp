@@ -149,9 +149,9 @@ TEST_CASE("hybrid sizes each role of a split model for the whole request rate") 
   CHECK(d[0].target_replicas == 3);
   CHECK(d[1].target_replicas == 4);
   CHECK(d[1].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(d[1].reason.text, Catch::Contains("decode demand 60 req/s"));
-  CHECK_THAT(d[0].reason.text, Catch::Contains("prefill demand 60 req/s"));
-  CHECK_THAT(d[1].reason.text, Catch::Contains("forward-pass fit"));
+  CHECK_THAT(d[1].reason.text(), Catch::Contains("decode demand 60 req/s"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("prefill demand 60 req/s"));
+  CHECK_THAT(d[1].reason.text(), Catch::Contains("forward-pass fit"));
 }
 
 TEST_CASE("hybrid holds a split model whose roles carry the load, and releases what neither needs") {
@@ -176,8 +176,8 @@ TEST_CASE("hybrid releases nothing of a role while requests wait for it, and say
   for (int t = 0; t < 8; ++t) d = p.tick(split_tick(30.0 * t, 3, 4, 10, 0, 50));
   CHECK(d[0].target_replicas == 1);  // prefill has no queue: released
   CHECK(d[1].target_replicas == 4);  // decode holds what drains its queue
-  CHECK_THAT(d[1].reason.text, Catch::Contains("nothing released while 200 requests wait"));
-  CHECK_THAT(d[0].reason.text, !Catch::Contains("nothing released"));
+  CHECK_THAT(d[1].reason.text(), Catch::Contains("nothing released while 200 requests wait"));
+  CHECK_THAT(d[0].reason.text(), !Catch::Contains("nothing released"));
 }
 
 TEST_CASE("hybrid counts the decode queue as backlog of the decode role only") {
@@ -189,7 +189,7 @@ TEST_CASE("hybrid counts the decode queue as backlog of the decode role only") {
   const auto d = p.tick(split_tick(240, 2, 2, 30, 3000));
   CHECK(d[0].target_replicas == 2);
   CHECK(d[1].target_replicas > 2);
-  CHECK_THAT(d[1].reason.text, Catch::Contains("decode queue 3000"));
+  CHECK_THAT(d[1].reason.text(), Catch::Contains("decode queue 3000"));
   // A queue the two drain long before then asks for nothing.
   HybridPolicy calm(config());
   steady(calm, 2, 2, 30);
@@ -204,7 +204,7 @@ TEST_CASE("hybrid with a P:D band raises the lagging role with reason pd_band") 
   CHECK(d[0].target_replicas == 4);
   CHECK(d[1].target_replicas == 4);
   CHECK(d[0].reason.code == ReasonCode::kPdBand);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("prefill:decode 3:4 outside band [0.8, 1]: raise prefill 3 -> 4"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("prefill:decode 3:4 outside band [0.8, 1]: raise prefill 3 -> 4"));
 }
 
 TEST_CASE("hybrid holds a role of a split model that has no forward-pass fit yet") {

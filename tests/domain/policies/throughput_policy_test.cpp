@@ -79,8 +79,8 @@ TEST_CASE("A prefill/decode pair is scaled per role from its profiles") {
   CHECK(d[0].target_replicas == 15);
   CHECK(d[1].target_replicas == 2);
   CHECK(d[0].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(d[0].reason.text, Catch::StartsWith("scale up 1 -> 15: predicted 200 req/s (ISL 3000, OSL 150) over 13.3333 req/s per replica at the SLO (profile"));
-  CHECK_THAT(d[1].reason.text, Catch::Contains("over 133.333 req/s per replica"));
+  CHECK_THAT(d[0].reason.text(), Catch::StartsWith("scale up 1 -> 15: predicted 200 req/s (ISL 3000, OSL 150) over 13.3333 req/s per replica at the SLO (profile"));
+  CHECK_THAT(d[1].reason.text(), Catch::Contains("over 133.333 req/s per replica"));
 }
 
 TEST_CASE("Throughput floor with correction factors: faster prefill needs fewer, slower decode more") {
@@ -97,7 +97,7 @@ TEST_CASE("Throughput floor with correction factors: faster prefill needs fewer,
   REQUIRE(d.floor.has_value());
   CHECK(d.floor->decode_correction == Approx(2.0));
   CHECK(d.request.target_replicas == 3);
-  CHECK_THAT(d.request.reason.text, Catch::Contains("correction ITL 2)"));
+  CHECK_THAT(d.request.reason.text(), Catch::Contains("correction ITL 2)"));
 }
 
 TEST_CASE("A variant serving both phases splits each replica's time between them") {
@@ -116,7 +116,7 @@ TEST_CASE("Without a profile the learned queue model sizes the floor") {
   CHECK(s.state.tuner.has_value());
   CHECK(s.floor->per_replica_rps > 0);
   CHECK(s.request.target_replicas >= 1);
-  CHECK_THAT(s.request.reason.text, Catch::Contains("queue model"));
+  CHECK_THAT(s.request.reason.text(), Catch::Contains("queue model"));
 }
 
 TEST_CASE("No predicted traffic brings the variant down to its minimum") {
@@ -124,7 +124,7 @@ TEST_CASE("No predicted traffic brings the variant down to its minimum") {
   const ThroughputStep s = throughput_step({}, in, profiled(true), 0);
   CHECK(s.request.target_replicas == 1);
   CHECK(s.request.reason.code == ReasonCode::kScaleDown);
-  CHECK_THAT(s.request.reason.text, Catch::Contains("no traffic predicted"));
+  CHECK_THAT(s.request.reason.text(), Catch::Contains("no traffic predicted"));
 }
 
 TEST_CASE("A scale-down waits while an action is in flight, and pending replicas count as capacity") {
@@ -144,11 +144,11 @@ TEST_CASE("Missing metrics hold the last good throughput target") {
   const Decision held = policy.tick(one_model(30, {gap}))[0];
   CHECK(held.target_replicas == 15);
   CHECK(held.reason.code == ReasonCode::kMetricsMissing);
-  CHECK_THAT(held.reason.text, Catch::StartsWith("hold at 15: pod p0 reported an invalid value"));
+  CHECK_THAT(held.reason.text(), Catch::StartsWith("hold at 15: pod p0 reported an invalid value"));
 
   // The step alone says why and holds at the current count; the finisher knows the last good target.
   const ThroughputStep step = throughput_step({}, gap, profiled(false), 30);
-  CHECK(step.unusable->text == "pod p0 reported an invalid value");
+  CHECK(step.unusable->text() == "pod p0 reported an invalid value");
   CHECK(step.request.target_replicas == 1);
 }
 
@@ -159,8 +159,8 @@ TEST_CASE("The GPU budget and the step limit bound the throughput policy") {
   const Decision b = ThroughputPolicy(profiled(false), budget).tick(one_model(0, {prefill}))[0];
   CHECK(b.target_replicas == 6);
   CHECK(b.reason.code == ReasonCode::kBudgetLimited);
-  CHECK_THAT(b.reason.text, Catch::Contains("GPU budget"));
-  CHECK_THAT(b.reason.text, Catch::Contains("wanted 15"));
+  CHECK_THAT(b.reason.text(), Catch::Contains("GPU budget"));
+  CHECK_THAT(b.reason.text(), Catch::Contains("wanted 15"));
 
   PolicyConfig step;
   step.max_step_up = 3;
@@ -168,7 +168,7 @@ TEST_CASE("The GPU budget and the step limit bound the throughput policy") {
   ThroughputPolicy limited(profiled(false), step);
   const Decision up = limited.tick(one_model(0, {prefill}))[0];
   CHECK(up.target_replicas == 4);
-  CHECK_THAT(up.reason.text, Catch::EndsWith("; limited to 4 by the step limit"));
+  CHECK_THAT(up.reason.text(), Catch::EndsWith("; limited to 4 by the step limit"));
   // No traffic on 6 replicas: the floor is 1, one step down allows 5.
   VariantTickInput idle = variant("prefill", Role::kPrefill, {});
   for (int i = 0; i < 6; ++i) idle.state.pods.push_back(pod("p" + std::to_string(i), 0, 0, 0, 0));
@@ -194,7 +194,7 @@ TEST_CASE("Replicas still loading are capacity on its way: the same demand is no
   const Decision waits = policy.tick(one_model(60, {more}))[0];
   CHECK(waits.target_replicas == 15);
   CHECK(waits.reason.code == ReasonCode::kPendingGuard);
-  CHECK_THAT(waits.reason.text, Catch::StartsWith("hold at 15: scale-up to 23 waits for the action in flight (14 replica(s) starting)"));
+  CHECK_THAT(waits.reason.text(), Catch::StartsWith("hold at 15: scale-up to 23 waits for the action in flight (14 replica(s) starting)"));
   VariantTickInput landed = variant("prefill", Role::kPrefill, {});
   for (int i = 0; i < 15; ++i) landed.state.pods.push_back(pod("p" + std::to_string(i), 20, 100, 0));
   CHECK(policy.tick(one_model(90, {landed}))[0].target_replicas == 23);  // ceil(300 / 13.33)
@@ -216,8 +216,8 @@ TEST_CASE("With forward passes the throughput floor bounds the load loop from be
   }
   const ThroughputStep s = throughput_step({}, in, c, 0);
   CHECK(s.request.target_replicas == 3);
-  CHECK_THAT(s.request.reason.text, Catch::Contains("refused by the floor of 3"));
-  CHECK_THAT(s.request.reason.text, Catch::Contains("throughput floor 3: predicted 300 req/s"));
+  CHECK_THAT(s.request.reason.text(), Catch::Contains("refused by the floor of 3"));
+  CHECK_THAT(s.request.reason.text(), Catch::Contains("throughput floor 3: predicted 300 req/s"));
 }
 
 TEST_CASE("Throughput save and restore give identical subsequent decisions") {
@@ -258,7 +258,7 @@ void throughput_scales_up_past_lambda_star(const SloTargets& slo) {
   REQUIRE(d.size() == 2);
   CHECK(d[0].target_replicas > 2);
   CHECK(d[0].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("at the SLO (queue model"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("at the SLO (queue model"));
 }
 
 }  // namespace

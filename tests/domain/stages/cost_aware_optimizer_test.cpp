@@ -30,7 +30,7 @@ TEST_CASE("Cost-aware scale-up goes to the most cost-efficient variant, not the 
   CHECK(out[0].target_replicas == 2);
   CHECK(out[1].target_replicas == 3);  // ceil(50000 / 40000)
   CHECK(out[1].reason.code == ReasonCode::kScaleUp);
-  CHECK_THAT(out[1].reason.text, Catch::StartsWith("scale up 1 -> 3: 50000 tokens required"));
+  CHECK_THAT(out[1].reason.text(), Catch::StartsWith("scale up 1 -> 3: 50000 tokens required"));
   CHECK(out[0].reason.code == ReasonCode::kHold);
 }
 
@@ -47,7 +47,7 @@ TEST_CASE("Cost-aware scale-down removes from the most expensive variant first")
   CHECK(out[1].target_replicas == 1);  // floor(45000 / 40000) = 1
   CHECK(out[0].target_replicas == 3);  // 5000 left: less than one a10g replica
   CHECK(out[1].reason.code == ReasonCode::kScaleDown);
-  CHECK_THAT(out[1].reason.text, Catch::Contains("45000 tokens spare"));
+  CHECK_THAT(out[1].reason.text(), Catch::Contains("45000 tokens spare"));
 }
 
 TEST_CASE("Cost-aware scale-down keeps the cheapest variant at one replica when it is the last") {
@@ -77,7 +77,7 @@ TEST_CASE("Neither required nor spare capacity holds every variant") {
   const auto out = optimize_cost_aware(s);
   CHECK(out[0].target_replicas == 2);
   CHECK(out[0].reason.code == ReasonCode::kHold);
-  CHECK_THAT(out[0].reason.text, Catch::Contains("within thresholds"));
+  CHECK_THAT(out[0].reason.text(), Catch::Contains("within thresholds"));
 }
 
 TEST_CASE("Each role of a split model is optimized on its own") {
@@ -99,7 +99,7 @@ TEST_CASE("Cost-aware scale-down can release the least cost-efficient variant fi
   const auto r = optimize_cost_aware(s);
   CHECK(r[0].target_replicas == 1);
   CHECK(r[1].target_replicas == 1);
-  CHECK_THAT(r[0].reason.text, Catch::Contains("least cost-efficient"));
+  CHECK_THAT(r[0].reason.text(), Catch::Contains("least cost-efficient"));
 }
 
 TEST_CASE("A variant below the useful fraction of the best capacity per cost is not bought, and the reason says why") {
@@ -110,7 +110,7 @@ TEST_CASE("A variant below the useful fraction of the best capacity per cost is 
   const auto out = optimize_cost_aware(s);
   CHECK(out[0].target_replicas == 0);
   CHECK(out[0].reason.kind() == "optimizer.not_useful");
-  CHECK_THAT(out[0].reason.text, Catch::Contains("8 per 0.15 req/s costs more than 4.8 per 1 req/s"));
+  CHECK_THAT(out[0].reason.text(), Catch::Contains("8 per 0.15 req/s costs more than 4.8 per 1 req/s"));
   // Without the fraction, it is the spill-over variant.
   s.useful_fraction = 0;
   CHECK(optimize_cost_aware(s)[0].target_replicas == 10);  // its maximum

@@ -50,7 +50,7 @@ TEST_CASE("Targets are clamped to min and max replicas and the reason names the 
   CHECK(step.decisions[0].reason.code == ReasonCode::kMaxReplicas);
   CHECK(step.decisions[1].target_replicas == 2);
   CHECK(step.decisions[1].reason.code == ReasonCode::kMinReplicas);
-  CHECK_THAT(step.decisions[1].reason.text, Catch::Contains("min_replicas 2"));
+  CHECK_THAT(step.decisions[1].reason.text(), Catch::Contains("min_replicas 2"));
 }
 
 TEST_CASE("Cooldown blocks a scale-down inside the window and lets it through after") {
@@ -60,7 +60,7 @@ TEST_CASE("Cooldown blocks a scale-down inside the window and lets it through af
   const auto inside = run(vs, {wants(vs[0], 2)}, 1120, state);
   CHECK(inside.decisions[0].target_replicas == 3);
   CHECK(inside.decisions[0].reason.code == ReasonCode::kCooldown);
-  CHECK_THAT(inside.decisions[0].reason.text, Catch::Contains("120 s ago") &&
+  CHECK_THAT(inside.decisions[0].reason.text(), Catch::Contains("120 s ago") &&
                                                   Catch::Contains("cooldown 300 s"));
   CHECK(inside.state.variants.at("a10g").last_change_s == 1000);
   const auto after = run(vs, {wants(vs[0], 2)}, 1300, inside.state);
@@ -88,7 +88,7 @@ TEST_CASE("The stabilization window scales down only to the highest recent targe
   CHECK(step.decisions[0].target_replicas == 5);
   step = run(vs, {wants(vs[0], 2)}, 350, step.state, config);  // the 5 at t = 0 has aged out
   CHECK(step.decisions[0].target_replicas == 4);
-  CHECK_THAT(step.decisions[0].reason.text, Catch::Contains("stabilization window"));
+  CHECK_THAT(step.decisions[0].reason.text(), Catch::Contains("stabilization window"));
 }
 
 TEST_CASE("The pending guard keeps a variant's in-flight target instead of a new action") {
@@ -99,7 +99,7 @@ TEST_CASE("The pending guard keeps a variant's in-flight target instead of a new
   const auto step = run(vs, {wants(vs[0], 5)}, 1000, state);
   CHECK(step.decisions[0].target_replicas == 3);
   CHECK(step.decisions[0].reason.code == ReasonCode::kPendingGuard);
-  CHECK_THAT(step.decisions[0].reason.text, Catch::Contains("in flight"));
+  CHECK_THAT(step.decisions[0].reason.text(), Catch::Contains("in flight"));
   CHECK(step.state.variants.at("a10g").last_change_s == 900);  // no new action
   // Once it lands, the next action goes through.
   vs[0].current_replicas = 3;

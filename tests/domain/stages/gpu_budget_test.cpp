@@ -46,16 +46,16 @@ TEST_CASE("The budget is never exceeded and a blocked scale-up says the budget b
   CHECK(ds[0].target_replicas == 4);
   CHECK(gpus_in(ds, plans) <= 8);
   CHECK(ds[0].reason.code == ReasonCode::kBudgetLimited);
-  CHECK_THAT(ds[0].reason.text, Catch::Contains("wanted 6") && Catch::Contains("budget 8 GPUs"));
+  CHECK_THAT(ds[0].reason.text(), Catch::Contains("wanted 6") && Catch::Contains("budget 8 GPUs"));
 }
 
 TEST_CASE("A blocked scale-up's reason says the budget blocked it, with wanted, granted and the budget") {
   PlannedRequest req = wants("v", 2, 6, 4);
-  req.request.reason.text = "scale up 2 -> 6: demand 40 req/s";
+  req.request.reason = Reason(req.request.reason.code, "scale up 2 -> 6: demand 40 req/s");
   const std::vector<ModelPlan> plans{plan("a", 1, {req})};
   const auto ds = share(plans, 8);  // 8 GPUs in use: nothing fits
   CHECK(ds[0].target_replicas == 2);
-  CHECK(ds[0].reason.text ==
+  CHECK(ds[0].reason.text() ==
         "hold at 2: GPU budget blocked the scale-up (wanted 6, granted 2; budget 8 GPUs, 8 in targets, "
         "4 per replica); policy: scale up 2 -> 6: demand 40 req/s");
 }
@@ -64,7 +64,7 @@ TEST_CASE("A scale-up cut short names the replicas granted and the GPUs left in 
   const std::vector<ModelPlan> plans{plan("a", 1, {wants("v", 2, 6, 2)})};
   const auto ds = share(plans, 9);  // 4 GPUs in use, room for two more replicas of 2
   CHECK(ds[0].target_replicas == 4);
-  CHECK_THAT(ds[0].reason.text,
+  CHECK_THAT(ds[0].reason.text(),
              Catch::StartsWith("scale up 2 -> 4: GPU budget cut the scale-up short (wanted 6, granted 4; "
                                "budget 9 GPUs, 8 in targets, 2 per replica)"));
 }
@@ -124,14 +124,14 @@ TEST_CASE("Invalid budget inputs are rejected with the field name") {
 
 TEST_CASE("A blocked higher-priority scale-up reclaims one replica per tick from a lower-priority model, which says so") {
   PlannedRequest held = wants("v", 4, 4);
-  held.request.reason.text = "hold at 4: demand 30 req/s";
+  held.request.reason = Reason(held.request.reason.code, "hold at 4: demand 30 req/s");
   const std::vector<ModelPlan> plans{plan("chat", 2, {wants("v", 1, 4)}), plan("batch", 1, {held})};
   const auto ds = share(plans, 5);
   CHECK(ds[0].target_replicas == 2);  // one replica, not all it wants
   CHECK(ds[1].target_replicas == 3);
   CHECK(gpus_in(ds, plans) <= 5);
   CHECK(ds[1].reason.code == ReasonCode::kBudgetLimited);
-  CHECK(ds[1].reason.text ==
+  CHECK(ds[1].reason.text() ==
         "scale down 4 -> 3: the GPU budget (5 GPUs) gives a replica to chat at priority 2 over this model's 1; "
         "policy: hold at 4: demand 30 req/s");
   CHECK(ds[0].reason.code == ReasonCode::kBudgetLimited);  // still short of 4

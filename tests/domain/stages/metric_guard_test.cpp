@@ -43,25 +43,25 @@ TEST_CASE("Fresh metrics of every ready replica are usable, with or without an a
 TEST_CASE("Ready replicas with no pod reporting are unusable") {
   const auto why = unusable_metrics(variant({}, 3));
   REQUIRE(why.has_value());
-  CHECK(why->text == "3 ready replica(s) but no pod reported metrics");
+  CHECK(why->text() == "3 ready replica(s) but no pod reported metrics");
   CHECK_FALSE(unusable_metrics(variant({}, 2, 2)).has_value());  // all still starting
 }
 
 TEST_CASE("A NaN, infinite or negative value makes the variant unusable, the sample age included") {
   auto p = pod("a");
   p.kv_usage = std::numeric_limits<double>::quiet_NaN();
-  CHECK(unusable_metrics(variant({p}))->text == "pod a reported an invalid value");
+  CHECK(unusable_metrics(variant({p}))->text() == "pod a reported an invalid value");
   p = pod("a");
   p.queue_length = -1;
   CHECK(unusable_metrics(variant({p})).has_value());
   p = pod("a", std::numeric_limits<double>::infinity());
-  CHECK(unusable_metrics(variant({p}), 60)->text == "pod a reported an invalid value");
+  CHECK(unusable_metrics(variant({p}), 60)->text() == "pod a reported an invalid value");
 }
 
 TEST_CASE("Metrics older than twice the tick interval are stale and say how old") {
   CHECK(max_sample_age_s(30) == 60);
   const auto v = variant({pod("a", 120), pod("b", 150)});
-  CHECK(unusable_metrics(v, max_sample_age_s(30))->text == "metrics stale: newest sample 120 s old (limit 60 s)");
+  CHECK(unusable_metrics(v, max_sample_age_s(30))->text() == "metrics stale: newest sample 120 s old (limit 60 s)");
   // The limit is the caller's: a 5-minute tick reads a 2-minute-old sample as fresh.
   CHECK_FALSE(unusable_metrics(v, max_sample_age_s(300)).has_value());
   CHECK_FALSE(unusable_metrics(variant({pod("a", 60)}), 60).has_value());  // at the limit: still usable
@@ -86,7 +86,7 @@ TEST_CASE("The hold keeps the last good target, never below the current count, a
   const ScalingRequest up = hold_last_good(v, 5, *why);
   CHECK(up.target_replicas == 5);
   CHECK(up.reason.code == ReasonCode::kMetricsMissing);
-  CHECK(up.reason.text == "hold at 5: metrics stale: newest sample 120 s old (limit 60 s); keeping the last good target");
+  CHECK(up.reason.text() == "hold at 5: metrics stale: newest sample 120 s old (limit 60 s); keeping the last good target");
   CHECK(hold_last_good(v, 1, *why).target_replicas == 3);
   CHECK(hold_last_good(v, std::nullopt, *why).target_replicas == 3);
 }

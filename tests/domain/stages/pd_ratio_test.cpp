@@ -13,7 +13,7 @@ namespace {
 std::string adjustment(int prefill, int decode, const RatioBand& band) {
   const PdTargets t = keep_ratio_band(prefill, decode, band);
   if (t.prefill == prefill && t.decode == decode) return "";
-  return band_adjustment(prefill, decode, t, band, 0).text;
+  return band_adjustment(prefill, decode, t, band, 0).text();
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ TEST_CASE("An idle model goes to zero after the retention period when no variant
     CHECK(r.target_replicas == 0);
     CHECK(r.reason.code == ReasonCode::kScaleToZero);
   }
-  CHECK_THAT(out[0].reason.text, Catch::Contains("no requests in the last 600 s"));
+  CHECK_THAT(out[0].reason.text(), Catch::Contains("no requests in the last 600 s"));
 }
 
 TEST_CASE("Scale to zero is skipped when any variant has min_replicas above zero") {

@@ -60,7 +60,7 @@ TEST_CASE("Holding on missing metrics never goes below the last good target") {
   const ScalingRequest r = hold_last_good(v, 4, why);
   CHECK(r.target_replicas == 4);
   CHECK(r.reason.code == ReasonCode::kMetricsMissing);
-  CHECK(r.reason.text == "hold at 4: 2 ready replica(s) but no pod reported metrics; keeping the last good target");
+  CHECK(r.reason.text() == "hold at 4: 2 ready replica(s) but no pod reported metrics; keeping the last good target");
   CHECK(r.reason.causes() == std::vector<Reason>{why});
   CHECK(hold_last_good(v, 1, why).target_replicas == 2);
   CHECK(hold_last_good(v, std::nullopt, why).target_replicas == 2);

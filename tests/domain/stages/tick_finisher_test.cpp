@@ -99,11 +99,11 @@ TEST_CASE("The step limit cuts a change to the configured step, up and down") {
   const auto d = finish_tick({wishes(m, {10, 2, 5})}, config, 0, 30, state, kNoEnforcer);
   REQUIRE(d.size() == 3);
   CHECK(d[0].target_replicas == 5);
-  CHECK_THAT(d[0].reason.text, Catch::EndsWith("; limited to 5 by the step limit"));
+  CHECK_THAT(d[0].reason.text(), Catch::EndsWith("; limited to 5 by the step limit"));
   CHECK(d[1].target_replicas == 9);
   CHECK(d[1].reason.code == ReasonCode::kScaleDown);
   CHECK(d[2].target_replicas == 5);  // within the step: untouched
-  CHECK(d[2].reason.text == "scale up 4 -> 5: policy");
+  CHECK(d[2].reason.text() == "scale up 4 -> 5: policy");
 }
 
 TEST_CASE("Missing metrics hold the last good target, which the step limit does not cut") {
@@ -119,7 +119,7 @@ TEST_CASE("Missing metrics hold the last good target, which the step limit does 
   const auto d = finish_tick({wishes(m, {1})}, config, 30, 30, state, kNoEnforcer);
   CHECK(d[0].target_replicas == 6);
   CHECK(d[0].reason.code == ReasonCode::kMetricsMissing);
-  CHECK_THAT(d[0].reason.text, Catch::StartsWith("hold at 6: 2 ready replica(s) but no pod reported metrics"));
+  CHECK_THAT(d[0].reason.text(), Catch::StartsWith("hold at 6: 2 ready replica(s) but no pod reported metrics"));
   CHECK(state.at("m").last_good_target.at("v") == 6);  // a hold is not remembered as a new good target
 }
 
@@ -131,7 +131,7 @@ TEST_CASE("Stale pod metrics, older than two tick intervals, hold like missing o
   const Decision d = finish_tick({wishes(m, {1})}, PolicyConfig{}, 30, 30, state, kNoEnforcer)[0];
   CHECK(d.target_replicas == 4);
   CHECK(d.reason.code == ReasonCode::kMetricsMissing);
-  CHECK_THAT(d.reason.text, Catch::Contains("stale"));
+  CHECK_THAT(d.reason.text(), Catch::Contains("stale"));
   for (PodMetrics& p : m.variants[0].state.pods) p.sample_age_s = 59;
   CHECK(finish_tick({wishes(m, {1})}, PolicyConfig{}, 60, 30, state, kNoEnforcer)[0].target_replicas == 1);
 }
@@ -146,7 +146,7 @@ TEST_CASE("A policy's own verdict on its data holds, and pod metrics are not che
   const auto d = finish_tick({mr}, PolicyConfig{}, 0, 30, state, {.enforcer = false, .guard_pod_metrics = false});
   CHECK(d[0].target_replicas == 5);
   CHECK(d[0].reason.code == ReasonCode::kMetricsMissing);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("no forward passes this tick"));
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("no forward passes this tick"));
   CHECK(d[1].target_replicas == 1);  // b's silent pods do not matter to this policy
 
   // A policy that knows its data is bad and still asks for more (a floor) gets it.
@@ -170,16 +170,16 @@ TEST_CASE("The P:D band raises the lagging role on its cheapest variant with roo
   CHECK(d[2].target_replicas == 0);
   CHECK(d[3].target_replicas == 6);
   CHECK(d[1].reason.code == ReasonCode::kPdBand);
-  CHECK(d[1].reason.text ==
+  CHECK(d[1].reason.text() ==
         "scale up 0 -> 1: prefill:decode 2:6 outside band [0.5, 1]: raise prefill 2 -> 3 (before the band: hold at 0: "
         "policy)");
-  CHECK(d[0].reason.text == "hold at 2: policy");
+  CHECK(d[0].reason.text() == "hold at 2: policy");
 
   // The other side: too much prefill raises decode.
   const auto up = finish_tick({wishes(m, {2, 4, 0, 4})}, config, 30, 30, state, kNoEnforcer);
   CHECK(up[3].target_replicas == 6);
   CHECK(up[3].reason.code == ReasonCode::kPdBand);
-  CHECK_THAT(up[3].reason.text, Catch::Contains("prefill:decode 6:4 outside band [0.5, 1]: raise decode 4 -> 6"));
+  CHECK_THAT(up[3].reason.text(), Catch::Contains("prefill:decode 6:4 outside band [0.5, 1]: raise decode 4 -> 6"));
 }
 
 TEST_CASE("The P:D band is left alone in a model without both roles, and when off") {
@@ -203,7 +203,7 @@ TEST_CASE("Stage order: the band works on step-limited targets and its raise sta
   const auto d = finish_tick({wishes(m, {1, 8})}, config, 0, 30, state, kNoEnforcer);
   CHECK(d[1].target_replicas == 3);
   CHECK(d[0].target_replicas == 2);
-  CHECK_THAT(d[0].reason.text, Catch::Contains("prefill:decode 1:3 outside band [1, inf): raise prefill 1 -> 3; 1 "
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("prefill:decode 1:3 outside band [1, inf): raise prefill 1 -> 3; 1 "
                                                "replica(s) of that found no room below max replicas and the step "
                                                "limit"));
 }
@@ -221,8 +221,8 @@ TEST_CASE("The GPU budget is never exceeded and is shared by priority across mod
   CHECK(d[1].target_replicas == 3);
   CHECK(gpus_in_targets(models, d) <= 20);
   CHECK(d[0].reason.code == ReasonCode::kBudgetLimited);
-  CHECK_THAT(d[1].reason.text, Catch::Contains("GPU budget"));
-  CHECK_THAT(d[1].reason.text, Catch::Contains("wanted 10"));
+  CHECK_THAT(d[1].reason.text(), Catch::Contains("GPU budget"));
+  CHECK_THAT(d[1].reason.text(), Catch::Contains("wanted 10"));
 
   // With the enforcer too.
   FinisherStates other;
@@ -246,8 +246,8 @@ TEST_CASE("The budget fills a band raise before the model's other scale-ups, and
   const auto t = finish_tick({wishes(m, {6, 2})}, config, 0, 30, tight, kNoEnforcer);
   CHECK(t[1].target_replicas == 2);
   CHECK(t[1].reason.code == ReasonCode::kBudgetLimited);
-  CHECK_THAT(t[1].reason.text, Catch::Contains("GPU budget"));
-  CHECK_THAT(t[1].reason.text, Catch::Contains("prefill:decode 2:6 outside band [0.5, 1]: raise prefill 2 -> 3"));
+  CHECK_THAT(t[1].reason.text(), Catch::Contains("GPU budget"));
+  CHECK_THAT(t[1].reason.text(), Catch::Contains("prefill:decode 2:6 outside band [0.5, 1]: raise prefill 2 -> 3"));
 }
 
 TEST_CASE("The WVA enforcer's cooldown runs only when asked for") {
