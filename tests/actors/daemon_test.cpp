@@ -211,14 +211,20 @@ class SlowForOneModel : public TickPolicy {
   std::string slow_;
 };
 
+// The example fleet twice: "fast-model", and "slow-model" whose learning SlowForOneModel slows.
+std::vector<sim::ModelInput> fast_and_slow_models() {
+  std::vector<sim::ModelInput> models;
+  for (const char* name : {"fast-model", "slow-model"}) {
+    sim::FleetConfig fleet = testing::example_fleet();
+    fleet.model = name;
+    models.push_back({fleet, testing::example_trace(), 1});
+  }
+  return models;
+}
+
 TEST_CASE("a model that does not answer in time holds its last decisions while the other models are decided") {
   TempDir dir("silent");
-  std::vector<sim::ModelInput> models;
-  sim::FleetConfig fast = testing::example_fleet(), slow = testing::example_fleet();
-  fast.model = "fast-model";
-  slow.model = "slow-model";
-  models.push_back({fast, testing::example_trace(), 1});
-  models.push_back({slow, testing::example_trace(), 1});
+  std::vector<sim::ModelInput> models = fast_and_slow_models();
   actors::DaemonOptions options;
   options.max_ticks = 3;
   options.fleet.timeouts.model_s = 0.1;
@@ -242,12 +248,7 @@ TEST_CASE("a model that does not answer in time holds its last decisions while t
 
 TEST_CASE("a snapshot tick that a model does not answer in time writes no snapshot, says why, and goes on") {
   TempDir dir("silent_snapshot");
-  std::vector<sim::ModelInput> models;
-  sim::FleetConfig fast = testing::example_fleet(), slow = testing::example_fleet();
-  fast.model = "fast-model";
-  slow.model = "slow-model";
-  models.push_back({fast, testing::example_trace(), 1});
-  models.push_back({slow, testing::example_trace(), 1});
+  std::vector<sim::ModelInput> models = fast_and_slow_models();
   actors::DaemonOptions options;
   options.max_ticks = 2;
   options.fleet.snapshot_every_ticks = 1;
