@@ -3,7 +3,8 @@
 // carries the events the tick appended: FleetOptions::summary_events), and
 // the admin server's thread reads under a mutex, so the server never asks an actor and
 // a request never waits for a tick. Stored events are read through a read-only
-// (secondary) opener of the store per request, never through the writer's handle.
+// (secondary) opener of the store, caught up once a tick, never through the writer's
+// handle; a page read again before the next tick comes from the text made for it.
 // The advisory approval queue is the actuator's state (actuator_approvals.hpp): its list
 // and its reviews are CAF requests from the server's thread with a timeout, the one
 // place the admin API asks an actor; the actuator answers between two connector calls.
