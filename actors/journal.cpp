@@ -5,10 +5,8 @@ namespace capstan::actors {
 journal_actor::behavior_type journal_behavior(journal_actor::pointer, std::shared_ptr<storage::EventStore> store) {
   return {
       [store](append_atom, JournalBatch& batch) -> caf::result<JournalAck> {
-        const std::uint64_t before = store->last_sequence();
-        const std::uint64_t last = before + batch.events.size();
-        for (storage::Snapshot& s : batch.snapshots)
-          if (s.seq == 0) s.seq = last;  // a snapshot of an earlier batch's state keeps its seq
+        // A snapshot without a seq is the state after this batch (the store gives it the
+        // batch's last); the fleet's snapshots carry the decision batch's before them.
         auto appended = store->append(std::move(batch.events), std::move(batch.snapshots));
         if (!appended.ok()) return caf::make_error(caf::sec::runtime_error, "event store: " + appended.error().message);
         // Retention never removes what the newest snapshot needs (event_store.hpp); a
