@@ -23,6 +23,10 @@ std::string render_hybrid(const Reason& r) {
   if (find_figure(r, "surge_hold_rps")) {
     text += fill(r, ", {surge_hold_rps} req/s held for surges that recur within a start-up and the cooldown");
   }
+  if (find_figure(r, "spare_replica_rps")) {
+    text += fill(r, ", one replica's {spare_replica_rps} req/s kept spare (a fleet of two or fewer, or under a GPU "
+                    "budget, is short for a start-up when it loses one)");
+  }
   if (find_figure(r, "noise_rps")) {
     text += fill(r, " (demand over supply by less than the arrivals' noise, {noise_rps} req/s, buys nothing)");
   }

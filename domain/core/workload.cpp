@@ -1,5 +1,6 @@
 #include "domain/core/workload.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace capstan {
@@ -14,7 +15,7 @@ bool usable(const PodMetrics& pod) {
 template <class Keep>
 VariantWorkload aggregate_if(std::span<const PodMetrics> pods, Keep keep) {
   VariantWorkload w;
-  double in = 0, out = 0, ttft = 0, itl = 0;
+  double in = 0, out = 0, ttft = 0, itl = 0, running = 0;
   for (const PodMetrics& pod : pods) {
     if (!usable(pod) || !keep(pod)) continue;
     const double r = pod.arrival_rate_rps;
@@ -23,6 +24,7 @@ VariantWorkload aggregate_if(std::span<const PodMetrics> pods, Keep keep) {
     out += r * pod.avg_output_tokens;
     ttft += r * pod.avg_ttft_ms;
     itl += r * pod.avg_itl_ms;
+    if (std::isfinite(pod.running)) running += std::max(0.0, pod.running);
     ++w.busy_pods;
   }
   if (w.busy_pods > 0) {
@@ -30,6 +32,7 @@ VariantWorkload aggregate_if(std::span<const PodMetrics> pods, Keep keep) {
     w.avg_output_tokens = out / w.total_arrival_rps;
     w.avg_ttft_ms = ttft / w.total_arrival_rps;
     w.avg_itl_ms = itl / w.total_arrival_rps;
+    w.avg_running = running / w.busy_pods;
   }
   return w;
 }

@@ -15,6 +15,7 @@ struct VariantWorkload {
   double avg_output_tokens = 0;
   double avg_ttft_ms = 0;
   double avg_itl_ms = 0;
+  double avg_running = 0;  // requests in the running batch, mean over the busy pods
   int busy_pods = 0;  // pods with arrival rate > 0
 
   bool has_traffic() const { return busy_pods > 0; }

@@ -1,5 +1,6 @@
 #include "domain/model/ekf_tuner.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -141,7 +142,10 @@ Result<ServiceParams> bootstrap_params(const TunerObservation& o, double base_fa
   const double alpha = base_factor * o.itl_ms;
   const double beta_plus_gamma = (o.ttft_ms - alpha) / o.input_tokens;
   const double denom = o.input_tokens + (o.output_tokens + 1) / 2 - 1;
-  const double gamma = ((o.itl_ms - alpha) - beta_plus_gamma) / denom;
+  // Each decode step of the batch processes every running request's context, so the
+  // load part of an ITL is the batch's, not one request's (WVA reads it at a batch of one).
+  const double batch = std::isfinite(o.batch) ? std::max(1.0, o.batch) : 1.0;
+  const double gamma = ((o.itl_ms - alpha) - beta_plus_gamma) / (denom * batch);
   const double beta = beta_plus_gamma - gamma;
   const ServiceParams p{alpha, beta, gamma};
   if (!(alpha > 0) || !(beta > 0) || !(gamma > 0) || !std::isfinite(alpha + beta + gamma)) {

@@ -43,6 +43,9 @@ struct TunerConfig {
   double bound_factor = 100;
   int queue_to_batch_ratio = 10; // the tuner's queue: Q = 10 N
   double base_factor = 0.9;      // bootstrap alpha = 0.9 x ITL
+  // The bootstrap spreads the ITL's load part over the batch the pods run, not a batch
+  // of one (TunerObservation::batch). Off by default, as WVA; `hybrid` sets it.
+  bool bootstrap_at_batch = false;
   double transient_delay_s = 120;
 };
 
@@ -73,6 +76,7 @@ struct TunerObservation {
   double output_tokens = 0;
   double arrival_rate_rps = 0;
   int max_batch_size = 256;
+  double batch = 1;  // requests running per busy pod: the bootstrap spreads the ITL's load part over them
 };
 
 // Names the first invalid field ("ttft_ms must be a finite number > 0, got -3").

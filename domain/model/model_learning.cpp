@@ -51,7 +51,8 @@ Learned learn_variant(VariantMemory memory, const ModelKey& model, const Variant
   // a tick's allocations.
   const std::span<const PodMetrics> pods = usable ? std::span<const PodMetrics>(v.state.pods) : std::span<const PodMetrics>{};
   const int max_batch = v.state.spec.max_batch_size;
-  const TunerConfig tuner_config{};
+  TunerConfig tuner_config{};
+  tuner_config.bootstrap_at_batch = how.bootstrap_at_batch;
   VariantTuning tuning;
   const bool rejected_long = memory.tuner && memory.tuner->consecutive_rejections >= kRebootstrapAfterRejections;
   const bool bootstrapping = !memory.tuner || (how.bootstrap_without_queue && rejected_long);

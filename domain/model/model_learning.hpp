@@ -31,6 +31,10 @@ struct VariantLearning {
   // each, and a filter that rejected ten observations in a row is estimated afresh
   // from the first one without a queue. Off for `queueing`, which learns as WVA does.
   bool bootstrap_without_queue = true;
+  // The first estimate spreads the ITL's load part over the batch the pods run
+  // (TunerConfig::bootstrap_at_batch). `hybrid` sets it; `erlang` and `queueing` keep
+  // WVA's batch of one.
+  bool bootstrap_at_batch = false;
 };
 
 Learned learn_variant(VariantMemory memory, const ModelKey& model, const VariantTickInput& input,

@@ -61,7 +61,7 @@ VariantTuning tune_variant(std::span<const PodMetrics> pods, int max_batch_size,
   // The queue model describes one replica: learn from the average busy pod's rate.
   const TunerObservation obs{w.avg_ttft_ms, w.avg_itl_ms, w.avg_input_tokens,
                              std::max(1.0, w.avg_output_tokens), w.total_arrival_rps / w.busy_pods,
-                             max_batch_size};
+                             max_batch_size, config.bootstrap_at_batch ? w.avg_running : 1.0};
   if (auto err = validate(obs)) {
     out.report.reason = "observation not usable: " + err->message;
     return out;

@@ -52,6 +52,8 @@ constexpr double kDemonstratedMemoryS = 1800;
 constexpr double kDemonstratedInputShape = 0.25;
 constexpr double kDemonstratedOutputShape = 0.5;
 constexpr std::size_t kDemonstratedKept = 64;
+// A fleet of at most this many replicas keeps one spare (spare_replica_rps).
+constexpr int kSmallFleetReplicas = 2;
 
 struct ReplicaSizing {
   double capacity_rps = 0;    // per replica
@@ -307,6 +309,31 @@ double noise_credit(const std::vector<std::optional<ReplicaSizing>>& sizes, cons
   return kNoiseZ * std::sqrt(observed_rps * interval_s) / interval_s;
 }
 
+// The capacity of the largest replica a small fleet, or one under a shared GPU budget,
+// keeps spare (N+1), or 0. On one or two replicas a replica is half the capacity or
+// all of it: with the capacity per replica learned right, such a fleet runs near its
+// margin, and a crash, a drain or a rise of one replica's size leaves it short for a
+// whole start-up (`slow-start`: one H100 at 6 req/s, then 30 within two minutes and a
+// ten-minute start-up, bought a replica a tick while the first was loading). Under a
+// GPU budget, a replica asked for when it is needed may be blocked by the budget, or
+// reclaimed from a lower-priority model only after a start-up (`budget`: chat must
+// hold its second H100 before its first step). Larger fleets have the 15 % margin.
+// `up_to` is the fleet size it applies to: purchases keep the spare on a small fleet;
+// releases on any fleet one bounded release (half, step 9) could make small, and any a
+// purchase for the spare could make, or the next tick undoes the last (3 -> 2 -> 4 H100
+// on the conversation trace; 2 -> 4 -> 3 while the two bought were loading).
+double spare_replica_rps(const std::vector<std::optional<ReplicaSizing>>& sizes, const ModelTickInput& m,
+                         const PolicyConfig& config, int up_to) {
+  int replicas = 0;
+  double largest = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int n = m.variants[i].state.current_replicas;
+    replicas += n;
+    if (sizes[i] && n > 0) largest = std::max(largest, sizes[i]->capacity_rps);
+  }
+  return config.gpu_budget > 0 || replicas <= up_to ? largest : 0.0;
+}
+
 // Remembers this window's rate of a variant's replicas at the request shape now, when
 // there is one (served_capacity.hpp: demonstrated within the SLO, or refuted, missed),
 // and forgets what is older than kDemonstratedMemoryS.
@@ -530,12 +557,34 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // Surges that recur faster than a released replica could be back hold their capacity.
   const double surge = surge_hold(memory.surges, memory.recent_demand, now_s, interval_s, horizon_s, keep_s, kNoiseZ);
   const double noise = noise_credit(sizes, m, supply, observed_rps, interval_s, queued);
-  const bool within_noise = demand > supply && demand <= supply + noise;
+  bool within_noise = demand > supply && demand <= supply + noise;
   signal.required = std::max(0.0, demand - supply - noise);
+  const double keep_rps = std::max(peak, surge) * (1 + kSpareMargin);
+  // A small fleet keeps one replica spare: demand is carried without its largest one.
+  // While requests wait the backlog sizes the fleet instead.
+  const bool spare_counts = !queued && demand > 0;
+  // Not bought on served floors: a replica serving all it is sent says nothing of how
+  // much more it could serve.
+  const double spare_replica = spare_counts && !served_sets_supply(sizes, m)
+                                   ? spare_replica_rps(sizes, m, config, kSmallFleetReplicas)
+                                   : 0.0;
+  if (spare_replica > 0) {
+    signal.required = std::max(signal.required, demand - (supply - spare_replica));
+    within_noise = within_noise && !(signal.required > 0);
+  }
   // Nothing is released while requests wait: the replicas holding them are the ones
   // draining them, and a backlog is the wrong time to trust a spare-capacity figure.
-  signal.spare = queued ? 0.0 : std::max(0.0, supply - std::max(peak, surge) * (1 + kSpareMargin));
-  signal.spare = bounded_release(signal, !(observed_rps > 0) && !(seen.backlog > 0));
+  signal.spare = queued ? 0.0 : std::max(0.0, supply - keep_rps);
+  // A release that could leave a small fleet leaves it the spare replica too.
+  const double kept_spare = spare_counts ? spare_replica_rps(sizes, m, config, 2 * kSmallFleetReplicas) : 0.0;
+  if (kept_spare > 0) signal.spare = std::min(signal.spare, std::max(0.0, supply - demand - kept_spare));
+  const bool idle = !(observed_rps > 0) && !(seen.backlog > 0);
+  // An idle model releases at once what the cooldown's peak no longer holds, not in
+  // parts as the peak ages: each part restarts the scale-down cooldown, and the rest
+  // then waits a cooldown more (`idle-floor`: 4 -> 3 when the peak had aged by a tick,
+  // the floor 300 s later).
+  if (idle && std::max(peak, surge) > 0) signal.spare = 0;
+  signal.spare = bounded_release(signal, idle);
   signal.release_least_efficient_first = true;
   signal.useful_fraction = kUsefulFraction;
   std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
@@ -561,6 +610,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     figures.emplace_back("backlog_ahead", backlog_ahead);
     figures.emplace_back("peak_rps", peak);
     if (surge > 0) figures.emplace_back("surge_hold_rps", surge);
+    if (std::max(spare_replica, kept_spare) > 0) figures.emplace_back("spare_replica_rps", std::max(spare_replica, kept_spare));
     figures.emplace_back("keep_s", keep_s);
     figures.emplace_back("supply_rps", supply);
     figures.emplace_back("queued", queued);
@@ -592,6 +642,9 @@ class Hybrid final : public LearningPolicy<HybridMemory> {
   }
 
  private:
+  // The first estimate reads the ITL at the batch the pods run (docs/policies.md step 1).
+  VariantLearning learning() const override { return {.bootstrap_at_batch = true}; }
+
   std::vector<ScalingRequest> requests(const ModelTickInput& m, std::span<const VariantView> views,
                                        const PolicyConfig& config, const TickTime& time, HybridMemory& memory,
                                        std::vector<TickEvent>& events) const override {

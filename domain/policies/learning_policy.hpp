@@ -17,7 +17,7 @@ class LearningPolicy : public TickPolicy {
  public:
   Learned learn(VariantMemory memory, const ModelKey& model, const VariantTickInput& input, const PolicyConfig&,
                 const TickTime& time) const final {
-    return learn_variant(std::move(memory), model, input, time, {});
+    return learn_variant(std::move(memory), model, input, time, learning());
   }
 
   Planned plan(ModelState state, const ModelTickInput& m, std::span<const VariantView> views,
@@ -33,6 +33,9 @@ class LearningPolicy : public TickPolicy {
   }
 
  protected:
+  // How the policy learns each variant (model_learning.hpp's defaults unless it says).
+  virtual VariantLearning learning() const { return {}; }
+
   // One request per variant of `model`, in its order; what was forecast or sized goes to
   // `events`.
   virtual std::vector<ScalingRequest> requests(const ModelTickInput& model, std::span<const VariantView> views,

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -71,6 +72,23 @@ TEST_CASE("Bootstrap inverts the light-load equations of seed 000 section 9.3") 
   const double gamma = ((10 - 9.0) - bg) / (1000 + 50 - 1);
   CHECK(p->gamma_ms == Approx(gamma));
   CHECK(p->beta_ms == Approx(bg - gamma));
+}
+
+TEST_CASE("A bootstrap at a batch spreads the ITL's load part over the requests running") {
+  // Each decode step reads every running request's context: read at a batch of one, as
+  // WVA does, gamma comes out a batch's factor too high and the capacity that much low.
+  TunerObservation o{.ttft_ms = 60, .itl_ms = 10, .input_tokens = 1000, .output_tokens = 99,
+                     .arrival_rate_rps = 1, .max_batch_size = 256, .batch = 8};
+  auto at_batch = bootstrap_params(o, 0.9);
+  o.batch = 1;
+  auto at_one = bootstrap_params(o, 0.9);
+  REQUIRE(at_batch.ok());
+  REQUIRE(at_one.ok());
+  CHECK(at_batch->alpha_ms == Approx(at_one->alpha_ms));
+  CHECK(at_batch->gamma_ms == Approx(at_one->gamma_ms / 8));
+  CHECK(at_batch->beta_ms + at_batch->gamma_ms == Approx(at_one->beta_ms + at_one->gamma_ms));
+  o.batch = std::numeric_limits<double>::quiet_NaN();  // unreported: a batch of one
+  CHECK(bootstrap_params(o, 0.9)->gamma_ms == Approx(at_one->gamma_ms));
 }
 
 TEST_CASE("A bootstrap with a non-positive value falls back to the defaults") {

@@ -1,5 +1,8 @@
 #include "domain/policies/hybrid_policy.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "domain/policy_fixture.hpp"
@@ -36,8 +39,62 @@ TickInput saturated(double now_s, const Fleet& f, double router_rps, double queu
 TEST_CASE("hybrid releases a replica the load does not need") {
   HybridPolicy p(config());
   const Fleet f{3, 0, 0};
-  warm_up(p, f, 6);  // 2 req/s per replica: two replicas carry it with margin
-  CHECK(p.tick(tick_at(330, f, 6))[0].target_replicas == 2);
+  // 1.5 req/s per replica against about 5.2 at this SLO: two replicas carry it with
+  // margin, and either of them alone (the spare a fleet of two keeps).
+  warm_up(p, f, 4.5);
+  const auto d = p.tick(tick_at(330, f, 4.5));
+  INFO(d[0].reason.text());
+  CHECK(d[0].target_replicas == 2);
+}
+
+TEST_CASE("hybrid keeps one replica spare on a fleet of two or fewer, and only there") {
+  // 6 req/s against about 5.2 per replica: two carry it, but not one of them alone.
+  {
+    HybridPolicy p(config());
+    const Fleet f{3, 0, 0};
+    warm_up(p, f, 6);
+    const auto d = p.tick(tick_at(330, f, 6));
+    INFO(d[0].reason.text());
+    CHECK(d[0].target_replicas == 3);
+    CHECK_THAT(d[0].reason.text(), Catch::Contains("req/s kept spare (a fleet of two or fewer"));
+  }
+  {
+    HybridPolicy p(config());
+    const Fleet f{1, 0, 0};
+    warm_up(p, f, 4);  // one replica at about 80 % of what it carries: a second is bought
+    const auto d = p.tick(tick_at(330, f, 4));
+    INFO(d[0].reason.text());
+    CHECK(d[0].target_replicas + d[1].target_replicas == 2);
+  }
+  {
+    // Six replicas at 6 req/s: a release leaves at least three, which the margin covers.
+    HybridPolicy p(config());
+    const Fleet f{6, 0, 0};
+    warm_up(p, f, 6);
+    const auto d = p.tick(tick_at(330, f, 6));
+    INFO(d[0].reason.text());
+    CHECK(d[0].target_replicas < 6);
+    CHECK_THAT(d[0].reason.text(), !Catch::Contains("kept spare"));
+  }
+}
+
+TEST_CASE("hybrid keeps one replica spare under a shared GPU budget, whatever the fleet's size") {
+  // Five replicas at 31 req/s, about 37 of capacity: the margin holds them; under a
+  // budget, a replica it may not get later is bought while GPUs are free.
+  const Fleet f{5, 0, 0};
+  HybridPolicy plain(config());
+  warm_up(plain, f, 31);
+  const auto without = plain.tick(tick_at(330, f, 31));
+  INFO(without[0].reason.text());
+  CHECK(without[0].target_replicas + without[1].target_replicas == 5);
+  PolicyConfig budgeted = config();
+  budgeted.gpu_budget = 1000;
+  HybridPolicy p(budgeted);
+  warm_up(p, f, 31);
+  const auto with = p.tick(tick_at(330, f, 31));
+  INFO(with[0].reason.text());
+  CHECK(with[0].target_replicas + with[1].target_replicas == 6);
+  CHECK_THAT(with[0].reason.text(), Catch::Contains("kept spare"));
 }
 
 TEST_CASE("hybrid holds a steady load that its replicas carry") {
@@ -149,6 +206,30 @@ TEST_CASE("hybrid keeps capacity for the scale-down cooldown after demand falls,
   }
   CHECK(released_at >= 270);  // not before the cooldown (less a tick) has passed
   CHECK(released_at <= 360);  // nor much after it
+}
+
+TEST_CASE("hybrid releases an idle fleet in one step once the cooldown's peak has gone, not in parts as it ages") {
+  // Each part would restart the scale-down cooldown and keep the rest a cooldown longer.
+  PolicyConfig c = config();
+  c.scale_down_cooldown_s = 300;
+  HybridPolicy p(c);
+  Fleet f{4, 0, 0};
+  for (int t = 0; t < 10; ++t) p.tick(tick_at(30.0 * t, f, 24 - 2 * t));  // falling, then silent
+  std::vector<int> targets;
+  for (int k = 0; k < 16; ++k) {
+    TickInput silent = tick_at(300 + 30.0 * k, f, 1);
+    silent.models[0].arrival_rate_rps = 0;
+    for (VariantTickInput& v : silent.models[0].variants) {
+      for (PodMetrics& pod : v.state.pods) pod.arrival_rate_rps = pod.avg_ttft_ms = pod.avg_itl_ms = 0;
+    }
+    targets.push_back(p.tick(silent)[0].target_replicas);
+    f.cheap = targets.back();  // the fleet follows at once
+  }
+  INFO(Catch::Detail::stringify(targets));
+  const auto first_change = std::find_if(targets.begin(), targets.end(), [](int t) { return t != 4; });
+  REQUIRE(first_change != targets.end());
+  CHECK(std::all_of(first_change, targets.end(), [&](int t) { return t == *first_change; }));
+  CHECK(*first_change < 4);
 }
 
 TEST_CASE("hybrid releases nothing while requests wait, and the reason says so") {
