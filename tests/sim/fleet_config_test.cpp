@@ -41,6 +41,21 @@ TEST_CASE("The shipped example fleet loads with two calibrated GPU variants") {
   CHECK(to_variant_spec(fleet->variants[1]).max_batch_size == 256);
 }
 
+TEST_CASE("Every shipped scenario fleet loads") {
+  // bench/slo_targets_bench.cpp and the scenarios name these by path; a typo in one would
+  // otherwise surface only when that run starts.
+  const auto dir = std::filesystem::path(CAPSTAN_SOURCE_DIR) / "sim/scenarios/fleets";
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    INFO(entry.path().string());
+    auto fleet = load_fleet_config(entry.path().string());
+    CHECK(fleet.ok());
+    loaded += fleet.ok();
+  }
+  CHECK(loaded >= 10);
+}
+
 TEST_CASE("The shipped disaggregated fleet loads a prefill and a decode variant and its KV link") {
   const std::string path = std::string(CAPSTAN_SOURCE_DIR) + "/sim/scenarios/fleets/llama70b-disagg.yaml";
   auto fleet = load_fleet_config(path);
