@@ -622,6 +622,24 @@ TEST_CASE("hybrid grows a fleet that misses the SLO by a rate its replicas serve
   CHECK(capacity_of(r.tick(served_at(360, f, served, 50))[0]) < served);
 }
 
+TEST_CASE("hybrid releases into no more than 1.5x the rate per replica its replicas served within the SLO") {
+  // Eight replicas serve 1 req/s each well within the SLO; the model puts one at about 5:
+  // half the supply, what one release may take, would leave four at 2 req/s each, a
+  // rate they were never shown to serve.
+  const Fleet f{8, 0, 0};
+  HybridPolicy p(config());
+  warm_up(p, f, 8);
+  p.tick(served_at(300, f, 1, 18));
+  const auto d = p.tick(served_at(330, f, 1, 18));
+  INFO(d[0].reason.text());
+  CHECK(d[0].target_replicas < 8);   // it does release
+  CHECK(d[0].target_replicas >= 6);  // by what the replicas showed: 8 x 1.5 over 1.15 x 8 req/s
+  // Unshown, the same fleet releases by the model's figure.
+  HybridPolicy q(config());
+  warm_up(q, f, 8);
+  CHECK(q.tick(tick_at(330, f, 8))[0].target_replicas <= 4);
+}
+
 TEST_CASE("hybrid's state keeps the rates its replicas served and a restored policy decides the same") {
   HybridPolicy a(config());
   const Fleet f{3, 0, 0};
