@@ -582,7 +582,6 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // Nothing is released while requests wait: the replicas holding them are the ones
   // draining them, and a backlog is the wrong time to trust a spare-capacity figure.
   signal.spare = queued ? 0.0 : std::max(0.0, supply - keep_rps);
-  // A release that could leave a small fleet leaves it the spare replica too.
   // Beyond what its replicas were shown to serve, a capacity is the model's extrapolation:
   // it is probed a release at a time, not released into (Mooncake at seed 1: 29 -> 16
   // H100 on a fitted 0.31 req/s each where 0.15 was served, and 0.87 attainment). The
@@ -590,6 +589,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   if (trusted_supply > 0 && trusted_supply < supply) {
     signal.spare = std::min(signal.spare, std::max(0.0, trusted_supply - keep_rps) * supply / trusted_supply);
   }
+  // A release that could leave a small fleet leaves it the spare replica too.
   const double kept_spare = spare_counts ? spare_replica_rps(sizes, m, config, 2 * kSmallFleetReplicas) : 0.0;
   if (kept_spare > 0) signal.spare = std::min(signal.spare, std::max(0.0, supply - demand - kept_spare));
   const bool idle = !(observed_rps > 0) && !(seen.backlog > 0);
