@@ -52,7 +52,7 @@ constexpr double kDemonstratedMemoryS = 1800;
 constexpr double kDemonstratedInputShape = 0.25;
 constexpr double kDemonstratedOutputShape = 0.5;
 constexpr std::size_t kDemonstratedKept = 64;
-// A fleet of at most this many replicas keeps one spare (spare_replica_rps).
+// A fleet of at most this many replicas keeps one spare (spare_replica).
 constexpr int kSmallFleetReplicas = 2;
 // A release counts each replica at no more than this times the highest rate per replica
 // it served within the SLO in the last half hour, at this request shape or a heavier one.
@@ -313,8 +313,8 @@ double noise_credit(const std::vector<std::optional<ReplicaSizing>>& sizes, cons
   return kNoiseZ * std::sqrt(observed_rps * interval_s) / interval_s;
 }
 
-// The capacity of the largest replica a small fleet, or one under a shared GPU budget,
-// keeps spare (N+1), or 0. On one or two replicas a replica is half the capacity or
+// The capacity of the largest replica that a small fleet, or one under a shared GPU
+// budget, keeps spare (N+1). On one or two replicas a replica is half the capacity or
 // all of it: with the capacity per replica learned right, such a fleet runs near its
 // margin, and a crash, a drain or a rise of one replica's size leaves it short for a
 // whole start-up (`slow-start`: one H100 at 6 req/s, then 30 within two minutes and a
@@ -326,16 +326,22 @@ double noise_credit(const std::vector<std::optional<ReplicaSizing>>& sizes, cons
 // releases on any fleet one bounded release (half, step 9) could make small, and any a
 // purchase for the spare could make, or the next tick undoes the last (3 -> 2 -> 4 H100
 // on the conversation trace; 2 -> 4 -> 3 while the two bought were loading).
-double spare_replica_rps(const std::vector<std::optional<ReplicaSizing>>& sizes, const ModelTickInput& m,
-                         const PolicyConfig& config, int up_to) {
-  int replicas = 0;
-  double largest = 0;
+struct SpareReplica {
+  int replicas = 0;     // the fleet's, starting ones included
+  double largest = 0;   // the capacity of its largest replica
+  bool budgeted = false;
+  double rps(int up_to) const { return budgeted || replicas <= up_to ? largest : 0.0; }
+};
+
+SpareReplica spare_replica(const std::vector<std::optional<ReplicaSizing>>& sizes, const ModelTickInput& m,
+                           const PolicyConfig& config) {
+  SpareReplica out{.budgeted = config.gpu_budget > 0};
   for (size_t i = 0; i < sizes.size(); ++i) {
     const int n = m.variants[i].state.current_replicas;
-    replicas += n;
-    if (sizes[i] && n > 0) largest = std::max(largest, sizes[i]->capacity_rps);
+    out.replicas += n;
+    if (sizes[i] && n > 0) out.largest = std::max(out.largest, sizes[i]->capacity_rps);
   }
-  return config.gpu_budget > 0 || replicas <= up_to ? largest : 0.0;
+  return out;
 }
 
 // Remembers this window's rate of a variant's replicas at the request shape now, when
@@ -572,11 +578,10 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   const bool spare_counts = !queued && demand > 0;
   // Not bought on served floors: a replica serving all it is sent says nothing of how
   // much more it could serve.
-  const double spare_replica = spare_counts && !served_sets_supply(sizes, m)
-                                   ? spare_replica_rps(sizes, m, config, kSmallFleetReplicas)
-                                   : 0.0;
-  if (spare_replica > 0) {
-    signal.required = std::max(signal.required, demand - (supply - spare_replica));
+  const SpareReplica spare = spare_replica(sizes, m, config);
+  const double spare_bought = spare_counts && !served_sets_supply(sizes, m) ? spare.rps(kSmallFleetReplicas) : 0.0;
+  if (spare_bought > 0) {
+    signal.required = std::max(signal.required, demand - (supply - spare_bought));
     within_noise = within_noise && !(signal.required > 0);
   }
   // Nothing is released while requests wait: the replicas holding them are the ones
@@ -590,7 +595,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     signal.spare = std::min(signal.spare, std::max(0.0, trusted_supply - keep_rps) * supply / trusted_supply);
   }
   // A release that could leave a small fleet leaves it the spare replica too.
-  const double kept_spare = spare_counts ? spare_replica_rps(sizes, m, config, 2 * kSmallFleetReplicas) : 0.0;
+  const double kept_spare = spare_counts ? spare.rps(2 * kSmallFleetReplicas) : 0.0;
   if (kept_spare > 0) signal.spare = std::min(signal.spare, std::max(0.0, supply - demand - kept_spare));
   const bool idle = !(observed_rps > 0) && !(seen.backlog > 0);
   // An idle model releases at once what the cooldown's peak no longer holds, not in
@@ -624,7 +629,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     figures.emplace_back("backlog_ahead", backlog_ahead);
     figures.emplace_back("peak_rps", peak);
     if (surge > 0) figures.emplace_back("surge_hold_rps", surge);
-    if (std::max(spare_replica, kept_spare) > 0) figures.emplace_back("spare_replica_rps", std::max(spare_replica, kept_spare));
+    if (std::max(spare_bought, kept_spare) > 0) figures.emplace_back("spare_replica_rps", std::max(spare_bought, kept_spare));
     figures.emplace_back("keep_s", keep_s);
     figures.emplace_back("supply_rps", supply);
     figures.emplace_back("queued", queued);
