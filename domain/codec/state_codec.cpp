@@ -399,13 +399,16 @@ const char* memory_kind(const PolicyMemory& memory) {
 }
 
 json encode_variant_memory(const VariantMemory& m) {
-  return non_finite_as_tokens({{"tuner", encode_optional_value(m.tuner)}, {"cold_start", encode_optional_value(m.cold_start)}});
+  json out{{"tuner", encode_optional_value(m.tuner)}, {"cold_start", encode_optional_value(m.cold_start)}};
+  if (m.waited_at_s) out["waited_at_s"] = *m.waited_at_s;  // written only when set, as before it was kept
+  return non_finite_as_tokens(std::move(out));
 }
 
 VariantMemory read_variant_memory(const FieldReader& r) {
   VariantMemory m;
   m.tuner = read_optional_value<TunerState>(r.at("tuner"));
   m.cold_start = read_optional_value<ColdStartState>(r.at("cold_start"));
+  if (r.has("waited_at_s")) m.waited_at_s = r.at("waited_at_s").number();
   return m;
 }
 

@@ -82,7 +82,7 @@ void write_tuner(MsgpackWriter& w, const TunerState& t) {
 }
 
 void write_variant_memory(MsgpackWriter& w, const VariantMemory& m) {
-  w.map(2);
+  w.map(m.waited_at_s ? 3 : 2);
   w.string("cold_start");
   if (m.cold_start) {
     w.map(2);
@@ -99,6 +99,9 @@ void write_variant_memory(MsgpackWriter& w, const VariantMemory& m) {
   } else {
     w.null();
   }
+  if (!m.waited_at_s) return;  // as before it was kept
+  w.string("waited_at_s");
+  w.number(*m.waited_at_s);
 }
 
 void write_finisher(MsgpackWriter& w, const ModelFinisherState& f) {
@@ -520,7 +523,8 @@ History<DemonstratedRate> read_rates(MsgpackReader& r) {
 
 VariantMemory read_variant_memory(MsgpackReader& r) {
   VariantMemory m;
-  r.map(2);
+  const std::size_t members = r.map();
+  if (members != 2 && members != 3) throw MsgpackMismatch();
   r.key("cold_start");
   m.cold_start = read_optional<ColdStartState>(r, [&] {
     ColdStartState c;
@@ -533,6 +537,10 @@ VariantMemory read_variant_memory(MsgpackReader& r) {
   });
   r.key("tuner");
   m.tuner = read_optional<TunerState>(r, [&] { return read_tuner(r); });
+  if (members == 3) {
+    r.key("waited_at_s");
+    m.waited_at_s = r.number();
+  }
   return m;
 }
 

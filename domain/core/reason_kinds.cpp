@@ -24,7 +24,7 @@ std::string render_hybrid(const Reason& r) {
     text += fill(r, ", {surge_hold_rps} req/s held for surges that recur within a start-up and the cooldown");
   }
   if (find_figure(r, "spare_replica_rps")) {
-    text += fill(r, ", one replica's {spare_replica_rps} req/s kept spare (a fleet of two or fewer, or under a GPU "
+    text += fill(r, ", one replica's {spare_replica_rps} req/s kept spare (a single replica, or a fleet under a GPU "
                     "budget, is short for a start-up when it loses one)");
   }
   if (find_figure(r, "noise_rps")) {

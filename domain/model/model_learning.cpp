@@ -15,6 +15,14 @@ namespace {
 // enough when it is off by more than a factor of e): it starts again from the data.
 constexpr int kRebootstrapAfterRejections = 10;
 
+// For this many windows after its warm pods held a backlog, a variant's latencies are
+// the drained batch's: the requests that finish then were admitted while the backlog
+// kept every pod at its largest batch, and read as the rate arriving they make each
+// replica look several times slower than it is (`cold-fleet`: a first estimate one tick
+// after the queue emptied read an ITL of 218 ms at 1.3 req/s per H100, about 90 ms three
+// ticks later, sized 0.24 req/s per replica and bought the fleet's maximum of 40).
+constexpr double kDrainedWindows = 3;
+
 // Requests waiting per warm pod (started at least transient_delay_s ago), those the
 // router has stopped sending to included: a pod still draining a backlog is no light
 // load.
@@ -56,14 +64,20 @@ Learned learn_variant(VariantMemory memory, const ModelKey& model, const Variant
   VariantTuning tuning;
   const bool rejected_long = memory.tuner && memory.tuner->consecutive_rejections >= kRebootstrapAfterRejections;
   const bool bootstrapping = !memory.tuner || (how.bootstrap_without_queue && rejected_long);
-  const double waiting = how.bootstrap_without_queue && bootstrapping
-                             ? waiting_per_warm_pod(pods, tuner_config.transient_delay_s)
-                             : 0;
-  if (waiting > 1 && !memory.tuner) {
+  const double waiting = how.bootstrap_without_queue ? waiting_per_warm_pod(pods, tuner_config.transient_delay_s) : 0;
+  if (waiting > 1) memory.waited_at_s = time.now_s;
+  if (memory.waited_at_s && time.now_s - *memory.waited_at_s > kDrainedWindows * time.interval_s + 1e-6) {
+    memory.waited_at_s.reset();
+  }
+  const bool drained_lately = !(waiting > 1) && memory.waited_at_s.has_value();
+  if ((waiting > 1 || drained_lately) && !memory.tuner) {
     tuning = {std::nullopt,
               {"none", false, 0,
-               "no first estimate while " + fmt_num(waiting) + " requests wait per pod: a queued TTFT is not prefill time"}};
-  } else if (waiting <= 1 && bootstrapping && memory.tuner) {
+               waiting > 1 ? "no first estimate while " + fmt_num(waiting) +
+                                 " requests wait per pod: a queued TTFT is not prefill time"
+                           : "no first estimate within " + fmt_num(kDrainedWindows) +
+                                 " windows of a backlog: the requests finishing ran in the batch it filled"}};
+  } else if (waiting <= 1 && !drained_lately && bootstrapping && memory.tuner) {
     tuning = tune_variant(pods, max_batch, std::nullopt, tuner_config);
     if (tuning.tuner) {
       tuning.report.reason = "estimated afresh: the last " + std::to_string(memory.tuner->consecutive_rejections) +

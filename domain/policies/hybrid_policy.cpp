@@ -52,8 +52,10 @@ constexpr double kDemonstratedMemoryS = 1800;
 constexpr double kDemonstratedInputShape = 0.25;
 constexpr double kDemonstratedOutputShape = 0.5;
 constexpr std::size_t kDemonstratedKept = 64;
-// A fleet of at most this many replicas keeps one spare (spare_replica).
-constexpr int kSmallFleetReplicas = 2;
+// A fleet of at most this many replicas keeps one spare (spare_replica). Two, as first
+// built, held a third H100 wherever two carried the load (`step`, `diurnal`'s quiet
+// hours, the ServeGen windows: 5-18 % of their GPU-hours).
+constexpr int kSmallFleetReplicas = 1;
 // A release counts each replica at no more than this times the highest rate per replica
 // it served within the SLO in the last half hour, at this request shape or a heavier one.
 constexpr double kTrustBeyondShown = 1.5;
@@ -313,19 +315,18 @@ double noise_credit(const std::vector<std::optional<ReplicaSizing>>& sizes, cons
   return kNoiseZ * std::sqrt(observed_rps * interval_s) / interval_s;
 }
 
-// The capacity of the largest replica that a small fleet, or one under a shared GPU
-// budget, keeps spare (N+1). On one or two replicas a replica is half the capacity or
-// all of it: with the capacity per replica learned right, such a fleet runs near its
+// The capacity of the largest replica that a single replica, or a fleet under a shared
+// GPU budget, keeps spare (N+1). On one replica a replica is all the capacity: with the
+// capacity per replica learned right, such a fleet runs near its
 // margin, and a crash, a drain or a rise of one replica's size leaves it short for a
 // whole start-up (`slow-start`: one H100 at 6 req/s, then 30 within two minutes and a
 // ten-minute start-up, bought a replica a tick while the first was loading). Under a
 // GPU budget, a replica asked for when it is needed may be blocked by the budget, or
 // reclaimed from a lower-priority model only after a start-up (`budget`: chat must
 // hold its second H100 before its first step). Larger fleets have the 15 % margin.
-// `up_to` is the fleet size it applies to: purchases keep the spare on a small fleet;
-// releases on any fleet one bounded release (half, step 9) could make small, and any a
-// purchase for the spare could make, or the next tick undoes the last (3 -> 2 -> 4 H100
-// on the conversation trace; 2 -> 4 -> 3 while the two bought were loading).
+// `up_to` is the fleet size it applies to: purchases keep the spare on a single
+// replica; releases on a fleet of up to two, which one bounded release (half, step 9)
+// could leave single, or the next tick would buy back what it released.
 struct SpareReplica {
   int replicas = 0;     // the fleet's, starting ones included
   double largest = 0;   // the capacity of its largest replica
@@ -459,7 +460,11 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     std::optional<ReplicaSizing> s;
     const std::optional<TunerState>& tuner = views[i].learned.tuner;
     std::optional<ItlSpread> spread;
-    if (tuner && seen.has_token_lengths && seen.usable && steady_load) {
+    // No ITL evidence either while the requests finishing ran in a drained backlog's
+    // batch: read at the rate arriving, they widened the spread after `step`'s 3x step
+    // until an H100 was sized at 4.2 req/s for about 7.9 (seed 7), and 5 held for 3.
+    const bool drained_lately = views[i].learned.waited_at_s.has_value();
+    if (tuner && seen.has_token_lengths && seen.usable && steady_load && !drained_lately) {
       add_itl_evidence(memory.itl_windows, tuner->params, v.state, seen.now, max_sample_age_s(interval_s));
     }
     if (auto w = memory.itl_windows.find(key); w != memory.itl_windows.end()) spread = refit_itl_spread(w->second);

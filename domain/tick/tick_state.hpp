@@ -23,6 +23,10 @@ namespace capstan {
 struct VariantMemory {
   std::optional<TunerState> tuner;           // the EKF's (alpha, beta, gamma) and covariance
   std::optional<ColdStartState> cold_start;  // start-up times seen, and the configured prior
+  // When the variant's warm pods last held more than one waiting request each: for a few
+  // windows after, the requests finishing ran in the batch the backlog filled, and
+  // their latency says nothing of the rate arriving (model_learning.hpp).
+  std::optional<double> waited_at_s;
 
   bool operator==(const VariantMemory&) const = default;
 };

@@ -182,8 +182,13 @@ TEST_CASE("a state saved under schema 3 restores to the state a run of this buil
     REQUIRE(from_json.restore_state(old).ok());
     DrivenPolicy from_msgpack(find_policy(policy_name).value(), PolicyConfig{});
     REQUIRE(from_msgpack.restore_state_msgpack(json::to_msgpack(old)).ok());
-    CHECK(from_json.save_state_msgpack() == whole.save_state_msgpack());
-    CHECK(from_msgpack.save_state_msgpack() == whole.save_state_msgpack());
+    // When a variant's pods last held a backlog (VariantMemory::waited_at_s) came after
+    // schema 3: an old state cannot know it, and restores without it.
+    json held = whole.save_state();
+    for (json& v : held.at("variants")) v.at("memory").erase("waited_at_s");
+    CHECK(from_json.save_state() == held);
+    CHECK(from_msgpack.save_state() == held);
+    CHECK(from_json.save_state_msgpack() == json::to_msgpack(held));
     for (std::size_t t = kSavedAfter; t < inputs.size(); ++t) {
       INFO("tick " << t);
       const auto decided = whole.tick(inputs[t]);

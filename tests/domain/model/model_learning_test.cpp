@@ -64,6 +64,27 @@ TEST_CASE("No first estimate is taken while requests wait: a queued TTFT would b
   CHECK(wva.view.tuning.source == "bootstrap");
 }
 
+TEST_CASE("No first estimate is taken within three windows of a backlog: the requests finishing ran in its batch") {
+  const VariantTickInput queued = variant({pod("a", 300), pod("b", 300)});
+  const VariantTickInput light = variant({pod("a", 0), pod("b", 0)});
+  Learned l = learn_variant({}, kModel, queued, TickTime{600, 30}, {});
+  REQUIRE(l.next.waited_at_s == 600);
+  for (double now : {630.0, 660.0, 690.0}) {
+    l = learn_variant(l.next, kModel, light, TickTime{now, 30}, {});
+    INFO(now);
+    CHECK_FALSE(l.next.tuner.has_value());
+    CHECK_THAT(l.view.tuning.reason, Catch::Contains("no first estimate within 3 windows of a backlog"));
+  }
+  l = learn_variant(l.next, kModel, light, TickTime{720, 30}, {});
+  CHECK(l.next.tuner.has_value());
+  CHECK(l.view.tuning.source == "bootstrap");
+  CHECK_FALSE(l.next.waited_at_s.has_value());  // forgotten once it no longer matters
+
+  // `queueing` learns as WVA does and keeps nothing of it.
+  const Learned wva = learn_variant({}, kModel, queued, TickTime{600, 30}, {.bootstrap_without_queue = false});
+  CHECK_FALSE(wva.next.waited_at_s.has_value());
+}
+
 TEST_CASE("A filter that rejected ten observations in a row is estimated afresh from one without a queue") {
   const VariantTickInput light = variant({pod("a", 0), pod("b", 0)});
   // A bootstrap taken while a backlog drained: alpha at 0.9 x a 300 ms ITL.

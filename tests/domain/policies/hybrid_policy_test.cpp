@@ -40,24 +40,14 @@ TEST_CASE("hybrid releases a replica the load does not need") {
   HybridPolicy p(config());
   const Fleet f{3, 0, 0};
   // 1.5 req/s per replica against about 5.2 at this SLO: two replicas carry it with
-  // margin, and either of them alone (the spare a fleet of two keeps).
+  // margin, and either of them alone (the spare a release into a fleet of two keeps).
   warm_up(p, f, 4.5);
   const auto d = p.tick(tick_at(330, f, 4.5));
   INFO(d[0].reason.text());
   CHECK(d[0].target_replicas == 2);
 }
 
-TEST_CASE("hybrid keeps one replica spare on a fleet of two or fewer, and only there") {
-  // 6 req/s against about 5.2 per replica: two carry it, but not one of them alone.
-  {
-    HybridPolicy p(config());
-    const Fleet f{3, 0, 0};
-    warm_up(p, f, 6);
-    const auto d = p.tick(tick_at(330, f, 6));
-    INFO(d[0].reason.text());
-    CHECK(d[0].target_replicas == 3);
-    CHECK_THAT(d[0].reason.text(), Catch::Contains("req/s kept spare (a fleet of two or fewer"));
-  }
+TEST_CASE("hybrid keeps one replica spare on a single replica, and releases none into one") {
   {
     HybridPolicy p(config());
     const Fleet f{1, 0, 0};
@@ -65,6 +55,27 @@ TEST_CASE("hybrid keeps one replica spare on a fleet of two or fewer, and only t
     const auto d = p.tick(tick_at(330, f, 4));
     INFO(d[0].reason.text());
     CHECK(d[0].target_replicas + d[1].target_replicas == 2);
+    CHECK_THAT(d[0].reason.text(), Catch::Contains("req/s kept spare (a single replica"));
+  }
+  {
+    // 6 req/s against about 5.2 per replica: two carry it, and neither alone. A fleet of
+    // two buys no third, nor releases its second.
+    HybridPolicy p(config());
+    const Fleet f{2, 0, 0};
+    warm_up(p, f, 6);
+    const auto d = p.tick(tick_at(330, f, 6));
+    INFO(d[0].reason.text());
+    CHECK(d[0].target_replicas == 2);
+  }
+  {
+    // Three replicas at 6 req/s: two carry it with the margin, so the third goes.
+    HybridPolicy p(config());
+    const Fleet f{3, 0, 0};
+    warm_up(p, f, 6);
+    const auto d = p.tick(tick_at(330, f, 6));
+    INFO(d[0].reason.text());
+    CHECK(d[0].target_replicas == 2);
+    CHECK_THAT(d[0].reason.text(), !Catch::Contains("kept spare"));
   }
   {
     // Six replicas at 6 req/s: a release leaves at least three, which the margin covers.
@@ -354,6 +365,58 @@ TEST_CASE("hybrid reads no ITL evidence from a window whose rate moved from the 
   CHECK(windows() == steady);
   p.tick(with_spread(tick_at(240, f, 12.5)));  // steady again, within a tick's noise
   CHECK(windows() == steady + 1);
+}
+
+TEST_CASE("hybrid reads no ITL evidence from the three windows after its pods held a backlog") {
+  // The requests finishing just after a backlog drained were admitted while it kept
+  // every pod at its largest batch: their ITLs are not what the rate arriving does.
+  HybridPolicy p(config());
+  const Fleet f{3, 0, 0};
+  const auto windows = [&] {
+    const nlohmann::json policy = p.save_state().at("models").at(0).at("policy");
+    return policy.contains("itl_windows") ? policy.at("itl_windows").at("cheap").at("windows").size() : 0;
+  };
+  for (int t = 0; t < 6; ++t) p.tick(with_spread(tick_at(30.0 * t, f, 12)));
+  const std::size_t steady = windows();
+  REQUIRE(steady > 0);
+  p.tick(with_spread(tick_at(180, f, 12, 40)));  // 40 requests wait per pod
+  for (double now : {210.0, 240.0, 270.0}) {
+    p.tick(with_spread(tick_at(now, f, 12)));
+    INFO(now);
+    CHECK(windows() == steady);
+  }
+  p.tick(with_spread(tick_at(300, f, 12)));
+  CHECK(windows() == steady + 1);
+}
+
+TEST_CASE("hybrid's state keeps when a variant's pods last held a backlog, alike in both codecs") {
+  HybridPolicy a(config());
+  const Fleet f{3, 0, 0};
+  for (int t = 0; t < 6; ++t) a.tick(with_spread(tick_at(30.0 * t, f, 12)));
+  a.tick(with_spread(tick_at(180, f, 12, 40)));
+  const nlohmann::json saved = a.save_state();
+  REQUIRE(saved.at("variants").at(0).at("memory").at("waited_at_s") == 180);
+  const std::vector<std::uint8_t> bytes = a.save_state_msgpack();
+  CHECK(bytes == nlohmann::json::to_msgpack(saved));
+  HybridPolicy b(config()), c(config());
+  REQUIRE(b.restore_state_msgpack(bytes).ok());
+  REQUIRE(c.restore_state(saved).ok());
+  CHECK(b.save_state() == saved);
+  for (double now : {210.0, 240.0, 270.0, 300.0}) {
+    const auto da = a.tick(with_spread(tick_at(now, f, 12)));
+    const auto db = b.tick(with_spread(tick_at(now, f, 12)));
+    const auto dc = c.tick(with_spread(tick_at(now, f, 12)));
+    CHECK(da[0].reason.text() == db[0].reason.text());
+    CHECK(da[0].reason.text() == dc[0].reason.text());
+  }
+  CHECK(a.save_state() == b.save_state());
+
+  nlohmann::json broken = saved;
+  broken["variants"][0]["memory"]["waited_at_s"] = "soon";
+  HybridPolicy d(config());
+  const auto restored = d.restore_state(broken);
+  REQUIRE_FALSE(restored.ok());
+  CHECK_THAT(restored.error().message, Catch::Contains("variants[0].memory.waited_at_s must be a number"));
 }
 
 TEST_CASE("hybrid's state keeps the ITL spread it measured") {
