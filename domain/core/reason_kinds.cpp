@@ -21,7 +21,7 @@ std::string render_hybrid(const Reason& r) {
                       "{observed_rps} req/s + backlog {backlog}, {backlog_ahead:r} when new replicas are ready), "
                       "peak {peak_rps} req/s over the last {keep_s:r} s, supply {supply_rps} req/s");
   if (find_figure(r, "surge_hold_rps")) {
-    text += fill(r, ", {surge_hold_rps} req/s held for surges that recur within a start-up and the cooldown");
+    text += fill(r, ", {surge_hold_rps} req/s held for a rise within the cooldown and a start-up");
   }
   if (find_figure(r, "spare_replica_rps")) {
     text += fill(r, ", one replica's {spare_replica_rps} req/s kept spare (a single replica, or a fleet under a GPU "

@@ -610,15 +610,17 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // a cooldown after learning began, not after the burst, and met the next on two).
   const double keep_s = config.scale_down_cooldown_s;
   const double peak = peak_demand(memory.recent_demand, now_s, observed_rps, demand, seen.usable, keep_s,
-                                  surge_history_s(keep_s, horizon_s, interval_s));
+                                  surge_history_s(keep_s, interval_s));
+  // A rise capacity could not follow holds its rate for a cooldown plus a horizon. Seen
+  // before anything is learned too: a burst met by the configured replicas is the one
+  // the next is judged by.
+  const double surge = surge_hold(memory.surges, memory.recent_demand, now_s, interval_s, horizon_s, keep_s, kNoiseZ);
   if (!any_capacity) {
     std::vector<ScalingRequest> fallback = saturation_fallback(m, SaturationConfig{});
     raise_to_measured_need(fallback, m, seen, config, time, std::max(2 * interval_s, horizon_s));
     return fallback;
   }
   signal.supply = supply;
-  // Surges that recur faster than a released replica could be back hold their capacity.
-  const double surge = surge_hold(memory.surges, memory.recent_demand, now_s, interval_s, horizon_s, keep_s, kNoiseZ);
   const double noise = noise_credit(sizes, m, supply, observed_rps, interval_s, queued);
   bool within_noise = demand > supply && demand <= supply + noise;
   signal.required = std::max(0.0, demand - supply - noise);
@@ -679,7 +681,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     figures.emplace_back("backlog", seen.backlog);
     figures.emplace_back("backlog_ahead", backlog_ahead);
     figures.emplace_back("peak_rps", peak);
-    if (surge > 0) figures.emplace_back("surge_hold_rps", surge);
+    if (surge > peak) figures.emplace_back("surge_hold_rps", surge);  // only where it holds more
     if (std::max(spare_bought, kept_spare) > 0) figures.emplace_back("spare_replica_rps", std::max(spare_bought, kept_spare));
     figures.emplace_back("keep_s", keep_s);
     figures.emplace_back("supply_rps", supply);

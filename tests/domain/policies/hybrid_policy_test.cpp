@@ -208,11 +208,13 @@ TEST_CASE("hybrid keeps capacity for the scale-down cooldown after demand falls,
   c.scale_down_cooldown_s = 300;
   HybridPolicy p(c);
   const Fleet f{4, 0, 0};
-  warm_up(p, f, 24);
+  // Long enough at 24 req/s that the model's first traffic, a rise from nothing held for
+  // a cooldown plus a start-up, is forgotten before demand falls.
+  warm_up(p, f, 24, 30);
   int target = 4;
   double released_at = -1;
   for (int k = 1; k <= 20 && released_at < 0; ++k) {
-    target = p.tick(tick_at(270 + 30.0 * k, f, 2))[0].target_replicas;
+    target = p.tick(tick_at(870 + 30.0 * k, f, 2))[0].target_replicas;
     if (target < 4) released_at = 30.0 * k;
   }
   CHECK(released_at >= 270);  // not before the cooldown (less a tick) has passed
@@ -564,11 +566,11 @@ TEST_CASE("hybrid holds the capacity of bursts that recur before a released repl
   HybridPolicy bursty(c), calm(c);
   const Fleet f{4, 0, 0};  // 4 replicas carry a burst (6 req/s each, ~7.5 at this SLO)
   std::vector<Decision> a, b;
-  for (int t = 0; t < 66; ++t) {
+  for (int t = 0; t < 67; ++t) {
     a = bursty.tick(tick_at(30.0 * t, f, bursty_rps(t)));
     b = calm.tick(tick_at(30.0 * t, f, 4));
   }
-  // Tick 65 is between bursts, long past the cooldown after the last one (t = 56-57).
+  // Tick 66 is between bursts, past the cooldown after the last one (ticks 54-55).
   INFO(a[0].reason.text());
   INFO(b[0].reason.text());
   // What each policy wanted, before the finishing stages' cooldown held it.
@@ -578,15 +580,15 @@ TEST_CASE("hybrid holds the capacity of bursts that recur before a released repl
   };
   CHECK(wanted(b[0]) < 4);
   CHECK(wanted(a[0]) == 4);
-  CHECK_THAT(a[0].reason.text(), Catch::Contains("req/s held for surges that recur within a start-up and the cooldown"));
+  CHECK_THAT(a[0].reason.text(), Catch::Contains("req/s held for a rise within the cooldown and a start-up"));
   // The rate held is the bursts' (24 req/s observed, within a tick's noise).
   const std::string& text = a[0].reason.text();
-  const auto held_at = text.find(" req/s held for surges");
+  const auto held_at = text.find(" req/s held for a rise");
   REQUIRE(held_at != std::string::npos);
   const double held = std::stod(text.substr(text.rfind(", ", held_at) + 2));
   CHECK(held >= 20);
   CHECK(held <= 26);
-  CHECK_THAT(b[0].reason.text(), !Catch::Contains("held for surges"));
+  CHECK_THAT(b[0].reason.text(), !Catch::Contains("held for a rise"));
 }
 
 TEST_CASE("hybrid's state keeps the surges it saw and a restored policy holds the same") {
