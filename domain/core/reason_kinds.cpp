@@ -254,10 +254,6 @@ constexpr std::array kKinds{
     Kind{"hybrid.measured_need", "{change}: nothing learned yet, and measured latency or queue misses the SLO: "
                                  "{demand_rps} req/s incl. the backlog over {completing_rps} req/s completed per "
                                  "replica; the saturation rule: {cause}"},
-    Kind{"hybrid.young_model", "{change}, wanted {wanted}: the learned model is young ({accepted_updates} "
-                               "observations accepted), and the pods miss the SLO by their own measure: they grow by it, "
-                               "{demand_rps} req/s incl. the backlog over {completing_rps} req/s completed per "
-                               "replica; the model: {cause}"},
     // the policies
     Kind{"erlang.sized", "", render_erlang},
     Kind{"erlang.counted", "hold at {current}: counted toward {chosen}'s Erlang-C servers"},

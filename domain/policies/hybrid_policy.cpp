@@ -52,9 +52,6 @@ constexpr double kDemonstratedMemoryS = 1800;
 constexpr double kDemonstratedInputShape = 0.25;
 constexpr double kDemonstratedOutputShape = 0.5;
 constexpr std::size_t kDemonstratedKept = 64;
-// A model whose filter has accepted fewer observations than this grows the fleet no
-// further than measured latency asks (cap_young_growth): five minutes at 30 s ticks.
-constexpr long kYoungModelUpdates = 10;
 // A fleet of at most this many replicas keeps one spare (spare_replica). Two, as first
 // built, held a third H100 wherever two carried the load (`step`, `diurnal`'s quiet
 // hours, the ServeGen windows: 5-18 % of their GPU-hours).
@@ -287,48 +284,6 @@ void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const Model
     r.target_replicas = std::max(r.current_replicas, static_cast<int>(cap));
     r.reason = make_reason(r.target_replicas > r.current_replicas ? ReasonCode::kScaleUp : ReasonCode::kHold,
                            "hybrid.tail_growth", std::move(figures), {std::move(r.reason)});
-  }
-}
-
-// A model handed the fleet by the safe start (step 7) grows it no further than measured
-// latency asks while its filter is young (issue 22, item 4: hand over as it converges).
-// Its first estimates are read off a fleet the safe start has just brought out of
-// saturation, and one off by a factor of three or four sizes the fleet off by as much:
-// on `cold-fleet` a first estimate of 0.24-0.43 req/s per H100, where about 1.3 is
-// right, bought 9 -> 29-40 replicas one tick after the backlog had drained. So while the
-// filter has accepted fewer than kYoungModelUpdates observations and the warm pods miss
-// the SLO by their own measure with no backlog waiting, a scale-up is capped at what they
-// ask for: the arrivals over the rate each replica completes (hybrid_safe_start.hpp). A
-// backlog is sized by its projection (step 3), which counts the replicas starting. A scale-up
-// while the pods meet the SLO is the forecast's or the spare's, and stands (`budget`'s
-// chat buys its spare H100 two minutes into its first estimate; capped, 0.85 attainment).
-void cap_young_growth(std::vector<ScalingRequest>& requests, const ModelTickInput& m, std::span<const VariantView> views,
-                      const ModelObservation& seen, const PolicyConfig& config, const TickTime& time, double drain_s) {
-  if (seen.backlog > seen.ready_replicas) return;  // the backlog projection sizes that (step 3)
-  for (size_t i = 0; i < requests.size(); ++i) {
-    ScalingRequest& r = requests[i];
-    if (r.target_replicas <= r.current_replicas) continue;
-    const std::optional<TunerState>& tuner = views[i].learned.tuner;
-    if (!tuner || tuner->accepted_updates >= kYoungModelUpdates) continue;
-    const VariantState& v = m.variants[i].state;
-    const int ready = ready_replicas(v);
-    if (ready == 0) continue;
-    const auto verdict =
-        judge_latency(v, config.slo, max_sample_age_s(time.interval_s), TunerConfig{}.transient_delay_s, false);
-    if (!verdict) continue;
-    const double share = static_cast<double>(ready) / std::max(1, seen.ready_replicas);
-    const MeasuredNeed need =
-        measured_need(*verdict, r.current_replicas, seen.now.rate_rps * share, seen.backlog * share, drain_s);
-    if (!need.missed || need.replicas >= r.target_replicas) continue;
-    std::vector<Figure> figures{{"current", r.current_replicas},
-                                {"target", need.replicas},
-                                {"wanted", r.target_replicas},
-                                {"accepted_updates", static_cast<int>(tuner->accepted_updates)},
-                                {"demand_rps", need.demand_rps},
-                                {"completing_rps", need.completing_rps}};
-    r.target_replicas = need.replicas;
-    r.reason = make_reason(r.target_replicas > r.current_replicas ? ReasonCode::kScaleUp : ReasonCode::kHold,
-                           "hybrid.young_model", std::move(figures), {std::move(r.reason)});
   }
 }
 
@@ -660,7 +615,6 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   signal.useful_fraction = kUsefulFraction;
   std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
   hold_contradicted_growth(requests, m, seen, sizes, config, time, demand);
-  cap_young_growth(requests, m, views, seen, config, time, std::max(2 * interval_s, horizon_s));
 
   // The decision's latency estimate includes the queueing already observed.
   const double wait_ms = observed_wait_ms(seen.waiting_requests, m.upstream_queue, ready_supply);

@@ -649,29 +649,6 @@ double capacity_of(const Decision& d) {
 
 }  // namespace
 
-TEST_CASE("hybrid grows by what its pods complete, not by a young model, while they miss the SLO") {
-  // Three replicas at 2 req/s each whose requests' ITL is twice the 40 ms target: the
-  // first estimate, read off them, puts a replica far below 2 req/s and asks for many;
-  // the pods complete 2 req/s each, so 6 req/s and the margin need four.
-  PolicyConfig c = config();
-  HybridPolicy p(c);
-  const Fleet f{3, 0, 0};
-  p.tick(served_at(0, f, 2, 50));  // the first estimate; nothing sized by it yet
-  const auto d = p.tick(served_at(30, f, 2, 50));
-  INFO(d[0].reason.text());
-  CHECK(d[0].target_replicas == 4);
-  CHECK_THAT(d[0].reason.text(), Catch::Contains("the learned model is young (1 observations accepted), and the pods miss the SLO by their own measure"));
-  const double wanted = figure_after(d[0].reason.text(), "wanted ");
-  CHECK(wanted > 4);
-
-  // Ten accepted observations later the model sizes the fleet on its own.
-  HybridPolicy q(c);
-  for (int t = 0; t < 11; ++t) q.tick(served_at(30.0 * t, f, 2, 39));
-  const auto grown = q.tick(served_at(330, f, 2, 80));
-  INFO(grown[0].reason.text());
-  CHECK_THAT(grown[0].reason.text(), !Catch::Contains("the learned model is young"));
-}
-
 TEST_CASE("hybrid grows a fleet that misses the SLO by a rate its replicas served within it, at that request shape, for half an hour") {
   HybridPolicy p(config());
   const Fleet f{3, 0, 0};
