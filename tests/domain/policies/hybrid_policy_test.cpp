@@ -350,45 +350,54 @@ TEST_CASE("hybrid sizes by the spread of requests' ITL its pods report, not by t
   CHECK(figure_after(a[0].reason.text(), "lambda* ") < 0.9 * figure_after(b[0].reason.text(), "lambda* "));
 }
 
+namespace {
+
+// The windows of ITL evidence the variant `cheap` holds in the policy's saved state.
+std::size_t itl_windows(const HybridPolicy& p) {
+  const nlohmann::json policy = p.save_state().at("models").at(0).at("policy");
+  return policy.contains("itl_windows") ? policy.at("itl_windows").at("cheap").at("windows").size() : 0;
+}
+
+// A policy that has read three minutes of steady ITL evidence: three replicas at 12 req/s.
+struct SteadyEvidence {
+  HybridPolicy p{config()};
+  const Fleet f{3, 0, 0};
+  std::size_t steady = 0;  // the windows it holds then
+
+  SteadyEvidence() {
+    for (int t = 0; t < 6; ++t) p.tick(with_spread(tick_at(30.0 * t, f, 12)));
+    steady = itl_windows(p);
+  }
+  std::size_t windows() const { return itl_windows(p); }
+};
+
+}  // namespace
+
 TEST_CASE("hybrid reads no ITL evidence from a window whose rate moved from the tick before") {
   // The requests finishing in a window ran in the one before too: after a burst, the
   // quiet window's histogram holds the burst's ITLs, not what the quiet rate does.
-  HybridPolicy p(config());
-  const Fleet f{3, 0, 0};
-  const auto windows = [&] {
-    const nlohmann::json policy = p.save_state().at("models").at(0).at("policy");
-    return policy.contains("itl_windows") ? policy.at("itl_windows").at("cheap").at("windows").size() : 0;
-  };
-  for (int t = 0; t < 6; ++t) p.tick(with_spread(tick_at(30.0 * t, f, 12)));
-  const std::size_t steady = windows();
-  REQUIRE(steady > 0);
-  p.tick(with_spread(tick_at(180, f, 18)));  // a burst
-  p.tick(with_spread(tick_at(210, f, 12)));  // the window after it
-  CHECK(windows() == steady);
-  p.tick(with_spread(tick_at(240, f, 12.5)));  // steady again, within a tick's noise
-  CHECK(windows() == steady + 1);
+  SteadyEvidence e;
+  REQUIRE(e.steady > 0);
+  e.p.tick(with_spread(tick_at(180, e.f, 18)));  // a burst
+  e.p.tick(with_spread(tick_at(210, e.f, 12)));  // the window after it
+  CHECK(e.windows() == e.steady);
+  e.p.tick(with_spread(tick_at(240, e.f, 12.5)));  // steady again, within a tick's noise
+  CHECK(e.windows() == e.steady + 1);
 }
 
 TEST_CASE("hybrid reads no ITL evidence from the three windows after its pods held a backlog") {
   // The requests finishing just after a backlog drained were admitted while it kept
   // every pod at its largest batch: their ITLs are not what the rate arriving does.
-  HybridPolicy p(config());
-  const Fleet f{3, 0, 0};
-  const auto windows = [&] {
-    const nlohmann::json policy = p.save_state().at("models").at(0).at("policy");
-    return policy.contains("itl_windows") ? policy.at("itl_windows").at("cheap").at("windows").size() : 0;
-  };
-  for (int t = 0; t < 6; ++t) p.tick(with_spread(tick_at(30.0 * t, f, 12)));
-  const std::size_t steady = windows();
-  REQUIRE(steady > 0);
-  p.tick(with_spread(tick_at(180, f, 12, 40)));  // 40 requests wait per pod
+  SteadyEvidence e;
+  REQUIRE(e.steady > 0);
+  e.p.tick(with_spread(tick_at(180, e.f, 12, 40)));  // 40 requests wait per pod
   for (double now : {210.0, 240.0, 270.0}) {
-    p.tick(with_spread(tick_at(now, f, 12)));
+    e.p.tick(with_spread(tick_at(now, e.f, 12)));
     INFO(now);
-    CHECK(windows() == steady);
+    CHECK(e.windows() == e.steady);
   }
-  p.tick(with_spread(tick_at(300, f, 12)));
-  CHECK(windows() == steady + 1);
+  e.p.tick(with_spread(tick_at(300, e.f, 12)));
+  CHECK(e.windows() == e.steady + 1);
 }
 
 TEST_CASE("hybrid's state keeps when a variant's pods last held a backlog, alike in both codecs") {
