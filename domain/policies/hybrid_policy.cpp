@@ -317,9 +317,9 @@ double noise_credit(const std::vector<std::optional<ReplicaSizing>>& sizes, cons
 
 // The capacity of the largest replica that a single replica, or a fleet under a shared
 // GPU budget, keeps spare (N+1). On one replica a replica is all the capacity: with the
-// capacity per replica learned right, such a fleet runs near its
-// margin, and a crash, a drain or a rise of one replica's size leaves it short for a
-// whole start-up (`slow-start`: one H100 at 6 req/s, then 30 within two minutes and a
+// capacity per replica learned right, such a fleet runs near its margin, and a crash,
+// a drain or a rise of one replica's size leaves it short for a whole start-up
+// (`slow-start`: one H100 at 6 req/s, then 30 within two minutes and a
 // ten-minute start-up, bought a replica a tick while the first was loading). Under a
 // GPU budget, a replica asked for when it is needed may be blocked by the budget, or
 // reclaimed from a lower-priority model only after a start-up (`budget`: chat must
@@ -579,7 +579,8 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   const double noise = noise_credit(sizes, m, supply, observed_rps, interval_s, queued);
   bool within_noise = demand > supply && demand <= supply + noise;
   signal.required = std::max(0.0, demand - supply - noise);
-  const double keep_rps = std::max(peak, surge) * (1 + kSpareMargin);
+  const double held = std::max(peak, surge);  // the rate capacity is kept for
+  const double keep_rps = held * (1 + kSpareMargin);
   // A small fleet keeps one replica spare: demand is carried without its largest one.
   // While requests wait the backlog sizes the fleet instead.
   const bool spare_counts = !queued && demand > 0;
@@ -609,7 +610,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // parts as the peak ages: each part restarts the scale-down cooldown, and the rest
   // then waits a cooldown more (`idle-floor`: 4 -> 3 when the peak had aged by a tick,
   // the floor 300 s later).
-  if (idle && std::max(peak, surge) > 0) signal.spare = 0;
+  if (idle && held > 0) signal.spare = 0;
   signal.spare = bounded_release(signal, idle);
   signal.release_least_efficient_first = true;
   signal.useful_fraction = kUsefulFraction;

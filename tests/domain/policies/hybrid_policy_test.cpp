@@ -34,25 +34,27 @@ TickInput saturated(double now_s, const Fleet& f, double router_rps, double queu
   return in;
 }
 
+// What hybrid decides at t = 330 s after ten ticks of `rps` on `replicas` of the cheap variant.
+std::vector<Decision> after_warm_up(int replicas, double rps) {
+  HybridPolicy p(config());
+  const Fleet f{replicas, 0, 0};
+  warm_up(p, f, rps);
+  return p.tick(tick_at(330, f, rps));
+}
+
 }  // namespace
 
 TEST_CASE("hybrid releases a replica the load does not need") {
-  HybridPolicy p(config());
-  const Fleet f{3, 0, 0};
   // 1.5 req/s per replica against about 5.2 at this SLO: two replicas carry it with
   // margin, and either of them alone (the spare a release into a fleet of two keeps).
-  warm_up(p, f, 4.5);
-  const auto d = p.tick(tick_at(330, f, 4.5));
+  const auto d = after_warm_up(3, 4.5);
   INFO(d[0].reason.text());
   CHECK(d[0].target_replicas == 2);
 }
 
 TEST_CASE("hybrid keeps one replica spare on a single replica, and releases none into one") {
   {
-    HybridPolicy p(config());
-    const Fleet f{1, 0, 0};
-    warm_up(p, f, 4);  // one replica at about 80 % of what it carries: a second is bought
-    const auto d = p.tick(tick_at(330, f, 4));
+    const auto d = after_warm_up(1, 4);  // one replica at about 80 % of what it carries: a second is bought
     INFO(d[0].reason.text());
     CHECK(d[0].target_replicas + d[1].target_replicas == 2);
     CHECK_THAT(d[0].reason.text(), Catch::Contains("req/s kept spare (a single replica"));
@@ -60,29 +62,20 @@ TEST_CASE("hybrid keeps one replica spare on a single replica, and releases none
   {
     // 6 req/s against about 5.2 per replica: two carry it, and neither alone. A fleet of
     // two buys no third, nor releases its second.
-    HybridPolicy p(config());
-    const Fleet f{2, 0, 0};
-    warm_up(p, f, 6);
-    const auto d = p.tick(tick_at(330, f, 6));
+    const auto d = after_warm_up(2, 6);
     INFO(d[0].reason.text());
     CHECK(d[0].target_replicas == 2);
   }
   {
     // Three replicas at 6 req/s: two carry it with the margin, so the third goes.
-    HybridPolicy p(config());
-    const Fleet f{3, 0, 0};
-    warm_up(p, f, 6);
-    const auto d = p.tick(tick_at(330, f, 6));
+    const auto d = after_warm_up(3, 6);
     INFO(d[0].reason.text());
     CHECK(d[0].target_replicas == 2);
     CHECK_THAT(d[0].reason.text(), !Catch::Contains("kept spare"));
   }
   {
     // Six replicas at 6 req/s: a release leaves at least three, which the margin covers.
-    HybridPolicy p(config());
-    const Fleet f{6, 0, 0};
-    warm_up(p, f, 6);
-    const auto d = p.tick(tick_at(330, f, 6));
+    const auto d = after_warm_up(6, 6);
     INFO(d[0].reason.text());
     CHECK(d[0].target_replicas < 6);
     CHECK_THAT(d[0].reason.text(), !Catch::Contains("kept spare"));
