@@ -285,8 +285,9 @@ std::optional<Error> load_policy(const std::string& path, const YAML::Node& node
   return std::nullopt;
 }
 
-// What the catalogue cannot check alone: budget checks need a budget, and a `model`
-// parameter must name one of the scenario's models.
+// What the catalogue cannot check alone: budget checks need a budget, a `model`
+// parameter must name one of the scenario's models, and a `from_s` must leave some of
+// the run to measure.
 std::optional<Error> check_against_scenario(const std::string& path, const Scenario& s) {
   for (std::size_t i = 0; i < s.checks.size(); ++i) {
     const CheckSpec& c = s.checks[i];
@@ -298,7 +299,12 @@ std::optional<Error> check_against_scenario(const std::string& path, const Scena
       if (it->second != std::floor(it->second) || it->second >= static_cast<double>(s.models.size()))
         return invalid_argument(key + "model must be a model index below " + std::to_string(s.models.size()) +
                                 ", got " + fmt_num(it->second));
+      if (c.params.count("from_s"))
+        return invalid_argument(key + "from_s counts the requests of every model: give it or model, not both");
     }
+    if (auto it = c.params.find("from_s"); it != c.params.end() && it->second >= s.duration_s)
+      return invalid_argument(key + "from_s must be below duration_s (" + fmt_num(s.duration_s) + "), got " +
+                              fmt_num(it->second));
   }
   return std::nullopt;
 }

@@ -410,6 +410,32 @@ TEST_CASE("slo_attainment and ttft_p99_ms cover every model, or the one `model` 
   CHECK(r.value().checks[2].value == run.models[0].report.ttft_p99_ms);
 }
 
+TEST_CASE("slo_attainment from_s counts the requests arriving from then on, unfinished ones missed") {
+  // 40 req/s on one replica that cannot serve it: a backlog from the first tick.
+  auto p = scenario(poisson(40), 600, {{"slo_attainment", 0.95, {}}, {"slo_attainment", 0.95, {{"from_s", 300}}}}, 1, 30);
+  p.scenario.models[0].workload.lengths = {256, 0.5, 512, 0.5};
+  // Sized on the second tick: ready by 90 s, and the backlog drained well before 300 s.
+  auto late = TestPolicy("late", [](int k, const VariantTickInput& v) { return k >= 1 ? 8 : v.state.current_replicas; });
+  auto r = run_scenario(p, late);
+  REQUIRE(r.ok());
+  const auto& checks = r.value().checks;
+  INFO(checks[0].value << " " << checks[1].value);
+  CHECK(checks[0].value == r.value().run.report.slo_attainment);
+  CHECK_FALSE(checks[0].passed);  // the start-up's backlog missed the SLO
+  CHECK(checks[1].passed);        // every request after it met it
+  long long arrived = 0, met = 0;
+  for (const TickRecord& t : r.value().run.series)
+    if (t.time_s > 300) arrived += t.arrived, met += t.arrived_met_slo;
+  CHECK(arrived > 5000);
+  CHECK(checks[1].value == Approx(static_cast<double>(met) / static_cast<double>(arrived)));
+  // Never sized: the requests after from_s queue behind the backlog, many never finish.
+  FixedPolicy fixed;
+  auto f = run_scenario(p, fixed);
+  REQUIRE(f.ok());
+  INFO(f.value().checks[1].value);
+  CHECK(f.value().checks[1].value < 0.5);
+}
+
 namespace {
 
 // The shipped 2 prefill + 2 decode fleet under a light load, with a P:D band of 0.4-1.

@@ -212,6 +212,10 @@ TEST_CASE("Errors in a several-model scenario name the model's key") {
              Catch::Contains("checks[1].model must be a model index below 2, got 2"));
   CHECK_THAT(load_error(replace(kTwoModels, "model: 1}", "model: 0.5}")),
              Catch::Contains("checks[1].model must be a model index below 2, got 0.5"));
+  CHECK_THAT(load_error(replace(kTwoModels, "model: 1}", "model: 1, from_s: 30}")),
+             Catch::Contains("checks[1].from_s counts the requests of every model: give it or model, not both"));
+  CHECK_THAT(load_error(replace(kTwoModels, "model: 1}", "from_s: 120}")),
+             Catch::Contains("checks[1].from_s must be below duration_s (120), got 120"));
   const std::string not_a_list = "name: t\nmodels: {fleet: fleets/small.yaml}\nduration_s: 60\n"
                                  "checks:\n  - {check: slo_attainment, limit: 0}\n";
   CHECK_THAT(load_error(not_a_list), Catch::Contains("models must be a non-empty list"));
