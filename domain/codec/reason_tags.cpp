@@ -33,7 +33,8 @@ constexpr std::string_view kKinds[] = {
     "finisher.failed", "enforcer.no_request", "enforcer.cooldown", "enforcer.stabilization", "enforcer.in_flight",
     "bounds.min", "bounds.max", "budget.limited", "budget.reclaimed", "optimizer.up",
     "optimizer.down.least_efficient", "optimizer.down.most_expensive", "optimizer.no_capacity",
-    "optimizer.not_useful", "optimizer.placed_elsewhere", "optimizer.spare_too_small", "optimizer.within_thresholds",};
+    "optimizer.not_useful", "optimizer.placed_elsewhere", "optimizer.spare_too_small", "optimizer.within_thresholds",
+    "hybrid.near_miss",};
 
 // Frozen: append only. The figure names the kinds' sentences read, as of this table's
 // first version.
@@ -54,7 +55,7 @@ constexpr std::string_view kFigures[] = {
     "to_model", "to_priority", "priority", "required", "unit", "cost_per_replica", "per_replica_capacity", "spare",
     "best_cost_per_capacity", "useful_fraction", "demand", "supply", "queued", "observed_wait_ms",
     "predicted_ttft_ms", "max_prefill_per_decode", "scale_down_safe", "within_tolerance", "above", "ttft_correction",
-    "itl_correction", "spare_replica_rps",};
+    "itl_correction", "spare_replica_rps", "itl_ms",};
 
 // A table's names to their tags: open addressing over four times as many slots. A
 // decision looks up about twenty names as it is written (replay verify writes every

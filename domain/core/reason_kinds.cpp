@@ -251,6 +251,10 @@ constexpr std::array kKinds{
     Kind{"hybrid.tail_growth", "{change}, wanted {wanted}: the pods meet the SLO's means at {served_rps} req/s per "
                                "replica, more than the learned {capacity_rps}, so they grow by their own measure "
                                "while their requests' ITL tail misses; the model: {cause}"},
+    Kind{"hybrid.near_miss", "{change}, wanted {wanted}: the pods miss the ITL target by little ({itl_ms} ms "
+                             "for {itl_target_ms}) at {served_rps} req/s per replica with TTFT within and no queue, "
+                             "and a lower load by that much meets it, whatever the learned {capacity_rps} req/s "
+                             "per replica says; the model: {cause}"},
     Kind{"hybrid.measured_need", "{change}: nothing learned yet, and measured latency or queue misses the SLO: "
                                  "{demand_rps} req/s incl. the backlog over {completing_rps} req/s completed per "
                                  "replica; the saturation rule: {cause}"},

@@ -99,8 +99,7 @@ std::optional<double> refuted_rps(const VariantState& variant, const SloTargets&
   return rate / pods;
 }
 
-std::optional<double> pooled_within_slo_rps(const VariantState& v, const SloTargets& slo, double max_sample_age_s,
-                                            double warm_up_s) {
+std::optional<PooledLatency> pooled_latency(const VariantState& v, double max_sample_age_s, double warm_up_s) {
   double rate = 0, ttft = 0, itl = 0;
   int pods = 0;
   for (const PodMetrics* p : ready_pods(v)) {
@@ -114,8 +113,7 @@ std::optional<double> pooled_within_slo_rps(const VariantState& v, const SloTarg
     ++pods;
   }
   if (pods == 0 || !std::isfinite(rate)) return std::nullopt;
-  if ((slo.ttft_ms > 0 && ttft / rate > slo.ttft_ms) || (slo.itl_ms > 0 && itl / rate > slo.itl_ms)) return std::nullopt;
-  return rate / pods;
+  return PooledLatency{rate / pods, ttft / rate, itl / rate};
 }
 
 }  // namespace capstan

@@ -52,12 +52,18 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
 std::optional<double> demonstrated_rps(const VariantState& variant, const SloTargets& slo, double max_sample_age_s,
                                        double warm_up_s, double tail_probability, bool served_now);
 
-// The arrival rate per warm replica sent requests, when the variant's warm pods hold no
-// queue and their means, pooled by arrivals, are within both targets: one pod's mean
-// just over the ITL target among ten does not make the pods' own measure useless
-// (hybrid's growth by the pods' own measure while their ITL tail misses).
-std::optional<double> pooled_within_slo_rps(const VariantState& variant, const SloTargets& slo,
-                                            double max_sample_age_s, double warm_up_s);
+// The arrival rate per warm replica sent requests and the warm pods' mean TTFT and ITL
+// pooled by their arrivals, when none of them holds a queue (more than one waiting
+// request) and every sample is fresh and finite; pods started less than warm_up_s ago,
+// or not sent anything yet, are left out. Pooled, one pod's mean just over the ITL
+// target among ten does not make the pods' own measure useless (hybrid's growth by the
+// pods' own measure while their ITL tail misses, or while they miss by little).
+struct PooledLatency {
+  double rps = 0;  // per replica
+  double ttft_ms = 0;
+  double itl_ms = 0;
+};
+std::optional<PooledLatency> pooled_latency(const VariantState& variant, double max_sample_age_s, double warm_up_s);
 
 // The rate per replica at which a variant's replicas missed the SLO by their own means
 // this window with nothing waiting: the warm pods sent requests hold no queue (at most

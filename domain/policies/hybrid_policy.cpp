@@ -59,6 +59,12 @@ constexpr int kSmallFleetReplicas = 1;
 // A release counts each replica at no more than this times the highest rate per replica
 // it served within the SLO in the last half hour, at this request shape or a heavier one.
 constexpr double kTrustBeyondShown = 1.5;
+// A mean ITL at most this far over its target, with TTFT within and no queue, is a near
+// miss: the pods' own measure says how much lower a load meets it (hold_contradicted_growth).
+constexpr double kNearMissItl = 1.5;
+// The decode floor counted at most at this share of the ITL target: beyond it, the
+// relief a lower load gives grows without bound, and the cap would say nothing.
+constexpr double kMaxFloorShare = 0.5;
 
 struct ReplicaSizing {
   double capacity_rps = 0;    // per replica
@@ -71,6 +77,7 @@ struct ReplicaSizing {
   bool corrected = false;     // measured latency lowered the learned figure (hybrid_correction.hpp)
   double correction = 1;      // by this factor
   double model_rps = 0;       // this tick's figure from the learned model, before the median and floor
+  double decode_floor_ms = 0; // the learned model's decode step for a batch of one
   double release_rps = 0;     // per replica, the most a release counts on (kTrustBeyondShown)
 };
 
@@ -120,6 +127,7 @@ std::optional<ReplicaSizing> size_variant(const ServiceParams& params, const Var
   const SizingResult& mean = both.mean;
   if (!mean) return std::nullopt;
   ReplicaSizing s{mean->at_lambda_star.throughput_rps, mean->at_lambda_star.ttft_ms, false, 0, false};
+  s.decode_floor_ms = qa->decode_time_ms(1);
   if (slo.ttft_ms > 0) {
     const Result<double>& tail = both.tail_rps;
     if (!tail) return std::nullopt;
@@ -252,7 +260,8 @@ void raise_to_measured_need(std::vector<ScalingRequest>& requests, const ModelTi
 // over the ITL target, and bought 10 -> 36 for an oracle's 10).
 void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const ModelTickInput& m,
                               const ModelObservation& seen, const std::vector<std::optional<ReplicaSizing>>& sizes,
-                              const PolicyConfig& config, const TickTime& time, double demand_rps) {
+                              const PolicyConfig& config, const TickTime& time, double demand_rps,
+                              bool steady_load) {
   if (seen.backlog > seen.ready_replicas) return;
   for (size_t i = 0; i < requests.size(); ++i) {
     ScalingRequest& r = requests[i];
@@ -271,19 +280,49 @@ void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const Model
       r.reason = make_reason(ReasonCode::kHold, "hybrid.contradicted", std::move(figures), {std::move(r.reason)});
       continue;
     }
-    const auto by_means = pooled_within_slo_rps(v, config.slo, age_s, warm_up_s);
-    if (!by_means || !(*by_means > over_model) || !(seen.now.rate_rps > 0)) continue;
+    const auto pooled = pooled_latency(v, age_s, warm_up_s);
+    if (!pooled || !(seen.now.rate_rps > 0)) continue;
+    const SloTargets& slo = config.slo;
+    const bool ttft_met = !(slo.ttft_ms > 0) || pooled->ttft_ms <= slo.ttft_ms;
+    const bool itl_met = !(slo.itl_ms > 0) || pooled->itl_ms <= slo.itl_ms;
     const double growth = std::max(1.0, demand_rps / seen.now.rate_rps);
-    const double cap = std::ceil(ready_replicas(v) * (1 + kSpareMargin) * growth);
+    if (ttft_met && itl_met) {
+      if (!(pooled->rps > over_model)) continue;
+      const double cap = std::ceil(ready_replicas(v) * (1 + kSpareMargin) * growth);
+      if (!std::isfinite(cap) || cap >= r.target_replicas) continue;
+      std::vector<Figure> figures{{"current", r.current_replicas},
+                                  {"wanted", r.target_replicas},
+                                  {"target", std::max(r.current_replicas, static_cast<int>(cap))},
+                                  {"served_rps", pooled->rps},
+                                  {"capacity_rps", sizes[i]->capacity_rps}};
+      r.target_replicas = std::max(r.current_replicas, static_cast<int>(cap));
+      r.reason = make_reason(r.target_replicas > r.current_replicas ? ReasonCode::kScaleUp : ReasonCode::kHold,
+                             "hybrid.tail_growth", std::move(figures), {std::move(r.reason)});
+      continue;
+    }
+    // The pods miss the ITL target by their mean, but by little, with TTFT within and
+    // nothing waiting: how much lower a load brings them within it follows from the
+    // decode step's growth with the batch (ITL = d1 / (1 - k x) for a floor d1 and a
+    // load x per replica), so no more replicas than that relief, the margin and the
+    // demand's growth are believable, whatever the learned capacity says. Only at a
+    // steady load: in the window a rise came, the requests finishing ran mostly before
+    // it, and their ITL understates what the new rate does (`step`'s tripling showed
+    // 124 ms on its first tick, and a cap by it bought one replica of the two needed).
+    if (!steady_load || !ttft_met || !(pooled->itl_ms <= kNearMissItl * slo.itl_ms)) continue;
+    const double floor_ms = std::clamp(sizes[i]->decode_floor_ms, 0.0, kMaxFloorShare * slo.itl_ms);
+    const double relief = (1 - floor_ms / pooled->itl_ms) / (1 - floor_ms / slo.itl_ms);
+    const double cap = std::ceil(ready_replicas(v) * relief * (1 + kSpareMargin) * growth);
     if (!std::isfinite(cap) || cap >= r.target_replicas) continue;
     std::vector<Figure> figures{{"current", r.current_replicas},
                                 {"wanted", r.target_replicas},
                                 {"target", std::max(r.current_replicas, static_cast<int>(cap))},
-                                {"served_rps", *by_means},
+                                {"itl_ms", pooled->itl_ms},
+                                {"itl_target_ms", slo.itl_ms},
+                                {"served_rps", pooled->rps},
                                 {"capacity_rps", sizes[i]->capacity_rps}};
     r.target_replicas = std::max(r.current_replicas, static_cast<int>(cap));
     r.reason = make_reason(r.target_replicas > r.current_replicas ? ReasonCode::kScaleUp : ReasonCode::kHold,
-                           "hybrid.tail_growth", std::move(figures), {std::move(r.reason)});
+                           "hybrid.near_miss", std::move(figures), {std::move(r.reason)});
   }
 }
 
@@ -615,7 +654,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   signal.release_least_efficient_first = true;
   signal.useful_fraction = kUsefulFraction;
   std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
-  hold_contradicted_growth(requests, m, seen, sizes, config, time, demand);
+  hold_contradicted_growth(requests, m, seen, sizes, config, time, demand, steady_load);
 
   // The decision's latency estimate includes the queueing already observed.
   const double wait_ms = observed_wait_ms(seen.waiting_requests, m.upstream_queue, ready_supply);

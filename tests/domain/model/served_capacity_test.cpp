@@ -213,15 +213,19 @@ TEST_CASE("Refuted: a queue, a batch beyond the window's rate, stale samples or 
   CHECK_FALSE(refuted_rps(variant({young}), kSlo, 60, 120));
 }
 
-TEST_CASE("Pooled by arrivals, pods whose means are within the targets serve their mean rate; a queue or a pooled miss, nothing") {
-  // 95 ms at 3 req/s and 110 at 1 pool to 98.75 ms: within the 100 ms target.
-  const auto pooled = pooled_within_slo_rps(variant({pod(3, 500, 95), pod(1, 500, 110)}), kSlo, 60, 120);
+TEST_CASE("Pooled by arrivals, pods serve their mean rate at their arrival-weighted means; a queue, nothing") {
+  // 95 ms at 3 req/s and 110 at 1 pool to 98.75 ms.
+  const auto pooled = pooled_latency(variant({pod(3, 500, 95), pod(1, 500, 110)}), 60, 120);
   REQUIRE(pooled);
-  CHECK(*pooled == Approx(2));
-  CHECK_FALSE(pooled_within_slo_rps(variant({pod(1, 500, 95), pod(3, 500, 110)}), kSlo, 60, 120));
-  CHECK_FALSE(pooled_within_slo_rps(variant({pod(3, 500, 50), pod(1, 500, 50, 5)}), kSlo, 60, 120));
+  CHECK(pooled->rps == Approx(2));
+  CHECK(pooled->itl_ms == Approx(98.75));
+  CHECK(pooled->ttft_ms == Approx(500));
+  const auto other_way = pooled_latency(variant({pod(1, 500, 95), pod(3, 500, 110)}), 60, 120);
+  REQUIRE(other_way);
+  CHECK(other_way->itl_ms == Approx(106.25));
+  CHECK_FALSE(pooled_latency(variant({pod(3, 500, 50), pod(1, 500, 50, 5)}), 60, 120));
   // A ready replica the router has sent nothing yet is left out.
-  const auto with_idle = pooled_within_slo_rps(variant({pod(3, 500, 50), pod(0, 0, 0)}), kSlo, 60, 120);
+  const auto with_idle = pooled_latency(variant({pod(3, 500, 50), pod(0, 0, 0)}), 60, 120);
   REQUIRE(with_idle);
-  CHECK(*with_idle == Approx(3));
+  CHECK(with_idle->rps == Approx(3));
 }

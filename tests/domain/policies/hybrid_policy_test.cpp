@@ -557,6 +557,56 @@ TEST_CASE("hybrid grows a variant whose pods meet the SLO's means but miss its I
 
 namespace {
 
+// Two pods at `rps` in all whose mean ITL reads `factor` times what they serve at.
+TickInput slowed_at(double now_s, double rps, double factor) {
+  TickInput in = tick_at(now_s, Fleet{2, 0, 0}, rps);
+  for (PodMetrics& pod : in.models[0].variants[0].state.pods) pod.avg_itl_ms *= factor;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("hybrid grows a variant whose pods miss the ITL target by little at a steady load by the relief a lower load gives") {
+  // Learned from windows whose ITL read twice what the pods serve at (as a batch left
+  // by a drained backlog relaxes: `cold-fleet`), the model puts a replica far below
+  // the 4 req/s each serves. Now the pods serve it at a mean ITL a fifth over the
+  // target, TTFT well within and nothing waiting: a fifth less load per replica meets
+  // it, not the model's count.
+  const double itl = slowed_at(0, 8, 1).models[0].variants[0].state.pods[0].avg_itl_ms;
+  PolicyConfig c = config();
+  c.slo = {1500, itl / 1.2};
+  HybridPolicy p(c);
+  for (int t = 0; t < 10; ++t) p.tick(slowed_at(30.0 * t, 8, 2));
+  const auto d = p.tick(slowed_at(300, 8, 1));
+  INFO(d[0].reason.text());
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("the pods miss the ITL target by little"));
+  CHECK(d[0].reason.code == ReasonCode::kScaleUp);
+  // At most 2 ready x the latency's ratio (the relief with no decode floor) x 1.15.
+  CHECK(d[0].target_replicas == 3);
+  const std::string text = d[0].reason.text();
+  REQUIRE(text.find("wanted ") != std::string::npos);
+  CHECK(std::stoi(text.substr(text.find("wanted ") + 7)) > 6);
+
+  // Not where the load rose into the window: its finishing requests ran at the rate before.
+  HybridPolicy rose(c);
+  for (int t = 0; t < 10; ++t) rose.tick(slowed_at(30.0 * t, 4, 2));
+  const auto r = rose.tick(slowed_at(300, 8, 1));
+  INFO(r[0].reason.text());
+  CHECK_THAT(r[0].reason.text(), !Catch::Contains("by little"));
+  CHECK(r[0].target_replicas > 3);
+  // Nor where the pods miss it by more than half again: the relief is then steep.
+  PolicyConfig tight = c;
+  tight.slo = {1500, itl / 1.6};
+  HybridPolicy far(tight);
+  for (int t = 0; t < 10; ++t) far.tick(slowed_at(30.0 * t, 8, 1.3));
+  const auto x = far.tick(slowed_at(300, 8, 1));
+  INFO(x[0].reason.text());
+  CHECK_THAT(x[0].reason.text(), !Catch::Contains("by little"));
+  CHECK(x[0].target_replicas > 3);  // the model's count
+}
+
+namespace {
+
 // 4 req/s with a 60 s burst of 24 req/s every 420 s (sim/scenarios/open/burst-recur.yaml).
 double bursty_rps(int tick) { return tick % 14 >= 12 ? 24 : 4; }
 
