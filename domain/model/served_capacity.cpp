@@ -113,7 +113,7 @@ std::optional<PooledLatency> pooled_latency(const VariantState& v, double max_sa
     ++pods;
   }
   if (pods == 0 || !std::isfinite(rate)) return std::nullopt;
-  return PooledLatency{rate / pods, ttft / rate, itl / rate};
+  return PooledLatency{rate / pods, ttft / rate, itl / rate, pods};
 }
 
 }  // namespace capstan

@@ -62,6 +62,7 @@ struct PooledLatency {
   double rps = 0;  // per replica
   double ttft_ms = 0;
   double itl_ms = 0;
+  int pods = 0;  // pooled
 };
 std::optional<PooledLatency> pooled_latency(const VariantState& variant, double max_sample_age_s, double warm_up_s);
 

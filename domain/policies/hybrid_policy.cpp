@@ -254,10 +254,13 @@ void raise_to_measured_need(std::vector<ScalingRequest>& requests, const ModelTi
 // served 0.5-1 each within the SLO took the fleet to its maximum of 40).
 // Where the means, pooled over the pods, are within target but the requests' ITL tail
 // misses (or one pod's mean does), the pods need more replicas, but by their own
-// measure, not by the model's: the scale-up is capped at the ready replicas times the
+// measure, not by the model's: the scale-up is capped at the pods measured times the
 // release margin and the demand's growth over what arrives now (`cold-fleet`: a fit made afresh one tick
 // before put an H100 at 0.35 req/s while ten served 1.23 each with 6.4 % of requests
-// over the ITL target, and bought 10 -> 36 for an oracle's 10).
+// over the ITL target, and bought 10 -> 36 for an oracle's 10). The pods measured, not
+// the ready replicas: replicas just ready, not yet sent anything, take their share of
+// the load the measure was read at (`cold-fleet` at seed 8: nine warm pods at 1.26 req/s
+// each and four just ready, capped at 13 x 1.15 = 15 for an oracle's 9).
 void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const ModelTickInput& m,
                               const ModelObservation& seen, const std::vector<std::optional<ReplicaSizing>>& sizes,
                               const PolicyConfig& config, const TickTime& time, double demand_rps,
@@ -288,7 +291,7 @@ void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const Model
     const double growth = std::max(1.0, demand_rps / seen.now.rate_rps);
     if (ttft_met && itl_met) {
       if (!(pooled->rps > over_model)) continue;
-      const double cap = std::ceil(ready_replicas(v) * (1 + kSpareMargin) * growth);
+      const double cap = std::ceil(pooled->pods * (1 + kSpareMargin) * growth);
       if (!std::isfinite(cap) || cap >= r.target_replicas) continue;
       std::vector<Figure> figures{{"current", r.current_replicas},
                                   {"wanted", r.target_replicas},
@@ -311,7 +314,7 @@ void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const Model
     if (!steady_load || !ttft_met || !(pooled->itl_ms <= kNearMissItl * slo.itl_ms)) continue;
     const double floor_ms = std::clamp(sizes[i]->decode_floor_ms, 0.0, kMaxFloorShare * slo.itl_ms);
     const double relief = (1 - floor_ms / pooled->itl_ms) / (1 - floor_ms / slo.itl_ms);
-    const double cap = std::ceil(ready_replicas(v) * relief * (1 + kSpareMargin) * growth);
+    const double cap = std::ceil(pooled->pods * relief * (1 + kSpareMargin) * growth);
     if (!std::isfinite(cap) || cap >= r.target_replicas) continue;
     std::vector<Figure> figures{{"current", r.current_replicas},
                                 {"wanted", r.target_replicas},

@@ -553,6 +553,28 @@ TEST_CASE("hybrid grows a variant whose pods meet the SLO's means but miss its I
   // The model alone asked for more than that.
   const auto wanted = std::stoi(d[0].reason.text().substr(d[0].reason.text().find("wanted ") + 7));
   CHECK(wanted > 3);
+
+  // Two more replicas just ready, not yet sent anything: the measure is the two loaded
+  // pods', and the four hold it (ceil(2 x 1.15) = 3), not 4 x 1.15.
+  HybridPolicy q(c);
+  TickInput more = tick_at(0, Fleet{2, 0, 0}, 8);
+  std::vector<PodMetrics>& pods = more.models[0].variants[0].state.pods;
+  for (PodMetrics& pod : pods) pod.request_itl = {{10, 15, 20}, {50, 90, 100}, 100, 100 * pod.avg_itl_ms};
+  for (int i = 0; i < 2; ++i) {
+    PodMetrics fresh = pods[0];
+    fresh.pod = "fresh" + std::to_string(i);
+    fresh.arrival_rate_rps = 0;
+    fresh.running = 0;
+    fresh.request_itl = {};
+    fresh.seconds_since_start = 10;
+    pods.push_back(fresh);
+  }
+  more.models[0].variants[0].state.current_replicas = 4;
+  more.models[0].variants[0].state.desired_replicas = 4;
+  const auto held = q.tick(more);
+  INFO(held[0].reason.text());
+  CHECK(held[0].target_replicas == 4);
+  CHECK_THAT(held[0].reason.text(), Catch::Contains("grow by their own measure"));
 }
 
 namespace {
