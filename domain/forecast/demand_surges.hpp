@@ -44,8 +44,8 @@ inline double surge_history_s(double keep_s, double interval_s) { return keep_s 
 // surge_history_s's retention records it first), forgets surges that ended more than a
 // cooldown plus a horizon ago, and returns the highest rate a remembered surge reached (0
 // when none is). noise_z is how many standard deviations of a tick's Poisson count a rise
-// must exceed. `recurs` says whether a surge came within a cooldown plus a horizon of the
-// one before (what the reason tells).
+// must exceed. `recurs` records whether a surge came within a cooldown plus a horizon of
+// the one before, for whoever reads the state; the hold does not depend on it.
 inline double surge_hold(DemandSurges& surges, const DemandHistory& recent, double now_s, double interval_s,
                          double horizon_s, double keep_s, double noise_z) {
   const double window_s = keep_s + horizon_s;

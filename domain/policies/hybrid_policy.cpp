@@ -245,6 +245,23 @@ void raise_to_measured_need(std::vector<ScalingRequest>& requests, const ModelTi
   }
 }
 
+// Caps a scale-up at `cap` replicas by the pods' own measure (never below the replicas
+// there are), when it asked for more, with the reason `kind`: the counts, then
+// `latency` figures, then the rates read and learned.
+void cap_by_pods(ScalingRequest& r, double cap, const char* kind, std::vector<Figure> latency,
+                 const PooledLatency& pods, double capacity_rps) {
+  if (!std::isfinite(cap) || cap >= r.target_replicas) return;
+  std::vector<Figure> figures{{"current", r.current_replicas},
+                              {"wanted", r.target_replicas},
+                              {"target", std::max(r.current_replicas, static_cast<int>(cap))}};
+  for (Figure& f : latency) figures.push_back(std::move(f));
+  figures.emplace_back("served_rps", pods.rps);
+  figures.emplace_back("capacity_rps", capacity_rps);
+  r.target_replicas = std::max(r.current_replicas, static_cast<int>(cap));
+  r.reason = make_reason(r.target_replicas > r.current_replicas ? ReasonCode::kScaleUp : ReasonCode::kHold, kind,
+                         std::move(figures), {std::move(r.reason)});
+}
+
 // A scale-up the model asks for while the variant's warm pods meet the SLO (mean TTFT and
 // ITL within target, no queue, at most the tail probability of their requests' ITLs over
 // target where they report them) at more than the learned capacity per replica (plus the
@@ -291,16 +308,8 @@ void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const Model
     const double growth = std::max(1.0, demand_rps / seen.now.rate_rps);
     if (ttft_met && itl_met) {
       if (!(pooled->rps > over_model)) continue;
-      const double cap = std::ceil(pooled->pods * (1 + kSpareMargin) * growth);
-      if (!std::isfinite(cap) || cap >= r.target_replicas) continue;
-      std::vector<Figure> figures{{"current", r.current_replicas},
-                                  {"wanted", r.target_replicas},
-                                  {"target", std::max(r.current_replicas, static_cast<int>(cap))},
-                                  {"served_rps", pooled->rps},
-                                  {"capacity_rps", sizes[i]->capacity_rps}};
-      r.target_replicas = std::max(r.current_replicas, static_cast<int>(cap));
-      r.reason = make_reason(r.target_replicas > r.current_replicas ? ReasonCode::kScaleUp : ReasonCode::kHold,
-                             "hybrid.tail_growth", std::move(figures), {std::move(r.reason)});
+      cap_by_pods(r, std::ceil(pooled->pods * (1 + kSpareMargin) * growth), "hybrid.tail_growth", {}, *pooled,
+                  sizes[i]->capacity_rps);
       continue;
     }
     // The pods miss the ITL target by their mean, but by little, with TTFT within and
@@ -314,18 +323,8 @@ void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const Model
     if (!steady_load || !ttft_met || !(pooled->itl_ms <= kNearMissItl * slo.itl_ms)) continue;
     const double floor_ms = std::clamp(sizes[i]->decode_floor_ms, 0.0, kMaxFloorShare * slo.itl_ms);
     const double relief = (1 - floor_ms / pooled->itl_ms) / (1 - floor_ms / slo.itl_ms);
-    const double cap = std::ceil(pooled->pods * relief * (1 + kSpareMargin) * growth);
-    if (!std::isfinite(cap) || cap >= r.target_replicas) continue;
-    std::vector<Figure> figures{{"current", r.current_replicas},
-                                {"wanted", r.target_replicas},
-                                {"target", std::max(r.current_replicas, static_cast<int>(cap))},
-                                {"itl_ms", pooled->itl_ms},
-                                {"itl_target_ms", slo.itl_ms},
-                                {"served_rps", pooled->rps},
-                                {"capacity_rps", sizes[i]->capacity_rps}};
-    r.target_replicas = std::max(r.current_replicas, static_cast<int>(cap));
-    r.reason = make_reason(r.target_replicas > r.current_replicas ? ReasonCode::kScaleUp : ReasonCode::kHold,
-                           "hybrid.near_miss", std::move(figures), {std::move(r.reason)});
+    cap_by_pods(r, std::ceil(pooled->pods * relief * (1 + kSpareMargin) * growth), "hybrid.near_miss",
+                {{"itl_ms", pooled->itl_ms}, {"itl_target_ms", slo.itl_ms}}, *pooled, sizes[i]->capacity_rps);
   }
 }
 
