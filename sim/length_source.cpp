@@ -19,15 +19,17 @@ class Fixed : public LengthSource {
 
 class LogNormal : public LengthSource {
  public:
-  LogNormal(double mi, double ci, double mo, double co) : mi_(mi), ci_(ci), mo_(mo), co_(co) {}
+  LogNormal(double mi, double ci, double mo, double co, double max_in)
+      : mi_(mi), ci_(ci), mo_(mo), co_(co), max_in_(max_in) {}
   TokenLengths draw(Rng& rng) const override {
-    const auto in = static_cast<int>(std::lround(rng.lognormal_mean_cv(mi_, ci_)));
+    double in = rng.lognormal_mean_cv(mi_, ci_);
+    if (max_in_ > 0) in = std::min(in, max_in_);
     const auto out = static_cast<int>(std::lround(rng.lognormal_mean_cv(mo_, co_)));
-    return {std::max(1, in), std::max(1, out)};
+    return {std::max(1, static_cast<int>(std::lround(in))), std::max(1, out)};
   }
 
  private:
-  double mi_, ci_, mo_, co_;
+  double mi_, ci_, mo_, co_, max_in_;
 };
 
 class Empirical : public LengthSource {
@@ -48,9 +50,9 @@ std::shared_ptr<LengthSource> fixed_lengths(int input_tokens, int output_tokens)
   return std::make_shared<Fixed>(TokenLengths{input_tokens, output_tokens});
 }
 
-std::shared_ptr<LengthSource> lognormal_lengths(double mean_input, double cv_input,
-                                                double mean_output, double cv_output) {
-  return std::make_shared<LogNormal>(mean_input, cv_input, mean_output, cv_output);
+std::shared_ptr<LengthSource> lognormal_lengths(double mean_input, double cv_input, double mean_output,
+                                                double cv_output, double max_input) {
+  return std::make_shared<LogNormal>(mean_input, cv_input, mean_output, cv_output, max_input);
 }
 
 std::shared_ptr<LengthSource> empirical_lengths(std::vector<TokenLengths> samples) {

@@ -25,8 +25,10 @@ class LengthSource {
 };
 
 std::shared_ptr<LengthSource> fixed_lengths(int input_tokens, int output_tokens);
-std::shared_ptr<LengthSource> lognormal_lengths(double mean_input, double cv_input,
-                                                double mean_output, double cv_output);
+// Prompts drawn longer than max_input (> 0) are cut to it, as a client cuts a prompt to
+// the model's context (vLLM refuses one over max_model_len).
+std::shared_ptr<LengthSource> lognormal_lengths(double mean_input, double cv_input, double mean_output,
+                                                double cv_output, double max_input = 0);
 std::shared_ptr<LengthSource> empirical_lengths(std::vector<TokenLengths> samples);
 // Reads up to max_samples requests of `trace` and draws from their lengths.
 Result<std::shared_ptr<LengthSource>> lengths_from_trace(TraceSource& trace,

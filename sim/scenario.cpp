@@ -79,11 +79,14 @@ std::optional<Error> load_lengths(const std::string& path, const YAML::Node& nod
                                   LengthSpec& out) {
   if (!node) return std::nullopt;
   YamlFields f(path, node, prefix);
-  reject_unknown_keys(f, node, {"input_mean", "input_cv", "output_mean", "output_cv"});
+  reject_unknown_keys(f, node, {"input_mean", "input_cv", "input_max", "output_mean", "output_cv"});
   f.optional_double("input_mean", out.input_mean, 1, 1e7);
   f.optional_double("input_cv", out.input_cv, 0, 10);
+  f.optional_double("input_max", out.input_max, 1, 1e7);
   f.optional_double("output_mean", out.output_mean, 1, 1e7);
   f.optional_double("output_cv", out.output_cv, 0, 10);
+  if (f.ok() && out.input_max > 0 && out.input_max < out.input_mean)
+    f.fail("input_max", "must be at least input_mean (" + std::to_string(std::lround(out.input_mean)) + ")");
   if (!f.ok()) return f.error();
   return std::nullopt;
 }

@@ -57,7 +57,7 @@ RateCurve rate_curve(const WorkloadSpec& w) {
 std::shared_ptr<LengthSource> length_source(const LengthSpec& l) {
   if (l.input_cv == 0 && l.output_cv == 0)
     return fixed_lengths(static_cast<int>(std::lround(l.input_mean)), static_cast<int>(std::lround(l.output_mean)));
-  return lognormal_lengths(l.input_mean, l.input_cv, l.output_mean, l.output_cv);
+  return lognormal_lengths(l.input_mean, l.input_cv, l.output_mean, l.output_cv, l.input_max);
 }
 
 // "models[1]." in errors of a several-model scenario, "" in a one-model one.

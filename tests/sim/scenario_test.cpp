@@ -204,6 +204,8 @@ TEST_CASE("Errors in a several-model scenario name the model's key") {
              Catch::Contains("models[0].weight is not a known key"));
   CHECK_THAT(load_error(replace(kTwoModels, "rate_rps: 2}", "rate_rps: 2, lengths: {output_cv: -1}}")),
              Catch::Contains("models[0].workload.lengths.output_cv must be >= 0, got -1"));
+  CHECK_THAT(load_error(replace(kTwoModels, "rate_rps: 2}", "rate_rps: 2, lengths: {input_mean: 4000, input_max: 2048}}")),
+             Catch::Contains("models[0].workload.lengths.input_max must be at least input_mean (4000)"));
   CHECK_THAT(load_error(replace(kTwoModels, "gpu_budget: 16", "gpu_budget: -4")),
              Catch::Contains("gpu_budget must be >= 0, got -4"));
   CHECK_THAT(load_error(replace(kTwoModels, "gpu_budget: 16\n", "")),

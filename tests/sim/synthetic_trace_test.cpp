@@ -50,3 +50,17 @@ TEST_CASE("Synthetic traces are a pure function of their seed") {
     CHECK(da.requests[i].input_tokens == db.requests[i].input_tokens);
   }
 }
+
+TEST_CASE("A prompt drawn past input_max is cut to it, and the same draws stay below it") {
+  // CV 2 puts about one prompt in forty past four times the mean.
+  SyntheticTrace open(poisson_rate(20), 500, lognormal_lengths(1000, 2, 10, 0), 4);
+  SyntheticTrace capped(poisson_rate(20), 500, lognormal_lengths(1000, 2, 10, 0, 4000), 4);
+  const auto a = drain(open), b = drain(capped);
+  REQUIRE(a.requests.size() == b.requests.size());
+  int cut = 0;
+  for (std::size_t i = 0; i < a.requests.size(); ++i) {
+    CHECK(b.requests[i].input_tokens == std::min(a.requests[i].input_tokens, 4000));
+    cut += a.requests[i].input_tokens > 4000;
+  }
+  CHECK(cut > 50);
+}
