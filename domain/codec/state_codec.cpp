@@ -287,6 +287,11 @@ json encode_memory_body(const HybridMemory& m) {
       for (const DemonstratedRate& d : rates) list.push_back({d.at_s, d.rps, d.input_tokens, d.output_tokens});
     }
   }
+  if (!m.judged_short.empty()) {
+    json& held = out["judged_short"] = json::object();
+    for (const auto& [variant, j] : m.judged_short) held[variant] = {j.at_s, j.rps};
+  }
+  if (!m.released_at_s.empty()) out["released_at_s"] = m.released_at_s;
   if (!m.surges.empty()) {
     json& surges = out["surges"] = json::array();
     for (const DemandSurge& e : m.surges) {
@@ -338,6 +343,15 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
         }
       }
     }
+    if (r.has("judged_short")) {
+      const FieldReader held = r.at("judged_short");
+      for (const std::string& variant : held.keys()) {
+        const FieldReader e = held.at(variant);
+        if (e.size() != 2) e.fail("must be [at_s, rps]");
+        m.judged_short[variant] = {e.at(0).number(), e.at(1).number()};
+      }
+    }
+    if (r.has("released_at_s")) m.released_at_s = read_by_variant<double>(r.at("released_at_s"));
     if (r.has("surges")) {
       const FieldReader surges = r.at("surges");
       for (std::size_t i = 0; i < surges.size(); ++i) {

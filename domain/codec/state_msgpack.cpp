@@ -311,7 +311,8 @@ void write_rates(MsgpackWriter& w, const History<DemonstratedRate>& rates) {
 }
 
 void write_memory(MsgpackWriter& w, const HybridMemory& m) {
-  w.map(8 + (m.demonstrated.empty() ? 0 : 1) + (m.refuted.empty() ? 0 : 1) + (m.surges.empty() ? 0 : 1));
+  w.map(8 + (m.demonstrated.empty() ? 0 : 1) + (m.refuted.empty() ? 0 : 1) + (m.surges.empty() ? 0 : 1) +
+        (m.judged_short.empty() ? 0 : 1) + (m.released_at_s.empty() ? 0 : 1));
   w.string("correction");
   write_by_name(w, m.correction, [&](double k) { w.number(k); });
   if (!m.demonstrated.empty()) {  // as before they were remembered when there are none
@@ -322,6 +323,10 @@ void write_memory(MsgpackWriter& w, const HybridMemory& m) {
   write_forecast(w, m.forecast);
   w.string("itl_windows");
   write_by_name(w, m.itl_windows, [&](const ItlEvidence& e) { write_itl_evidence(w, e); });
+  if (!m.judged_short.empty()) {  // as before it was remembered when there is none
+    w.string("judged_short");
+    write_by_name(w, m.judged_short, [&](const JudgedShort& j) { write_numbers(w, std::array{j.at_s, j.rps}); });
+  }
   w.string("kind");
   w.string("hybrid");
   w.string("recent_capacity");
@@ -331,6 +336,10 @@ void write_memory(MsgpackWriter& w, const HybridMemory& m) {
   if (!m.refuted.empty()) {  // as before they were remembered when there are none
     w.string("refuted");
     write_by_name(w, m.refuted, [&](const History<DemonstratedRate>& rates) { write_rates(w, rates); });
+  }
+  if (!m.released_at_s.empty()) {  // as before they were remembered when there are none
+    w.string("released_at_s");
+    write_by_name(w, m.released_at_s, [&](double t) { w.number(t); });
   }
   w.string("split");
   write_split(w, m.split);
@@ -847,8 +856,13 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     return m;
   }
   if (kind == "hybrid") {
-    if (members < 8 || members > 11) throw MsgpackMismatch();
+    if (members < 8 || members > 13) throw MsgpackMismatch();
     HybridMemory m;
+    // Whether the next member is `name`, one written only when it has entries.
+    const auto next_is = [&](std::string_view name) {
+      MsgpackReader ahead = r;
+      return ahead.next_is_string() && ahead.string() == name;
+    };
     // A member of remembered rates written only when some are (`name`), then the key
     // that always follows it (`next`).
     const auto rates_unless_empty = [&](std::string_view name, std::string_view next) {
@@ -868,16 +882,35 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     m.forecast = read_forecast(r);
     r.key("itl_windows");
     m.itl_windows = read_by_name<ItlEvidence>(r, [&] { return read_itl_evidence(r); });
+    if (next_is("judged_short")) {
+      r.key("judged_short");
+      m.judged_short = read_by_name<JudgedShort>(r, [&] {
+        r.array(2);
+        JudgedShort j;
+        j.at_s = r.number();
+        j.rps = r.number();
+        return j;
+      });
+    }
     kind_is("hybrid");
     r.key("recent_capacity");
     m.recent_capacity = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
     r.key("recent_demand");
     m.recent_demand = read_pairs<DemandHistory>(r);
-    m.refuted = rates_unless_empty("refuted", "split");
+    if (next_is("refuted")) {
+      r.key("refuted");
+      m.refuted = read_by_name<History<DemonstratedRate>>(r, [&] { return read_rates(r); });
+    }
+    if (next_is("released_at_s")) {
+      r.key("released_at_s");
+      m.released_at_s = read_by_name<double>(r, [&] { return r.number(); });
+    }
+    r.key("split");
     m.split = read_split(r);
     r.key("starting_since");
     m.starting_since = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
-    if (members == 9u + !m.demonstrated.empty() + !m.refuted.empty()) {
+    if (members == 9u + !m.demonstrated.empty() + !m.refuted.empty() + !m.judged_short.empty() +
+                       !m.released_at_s.empty()) {
       r.key("surges");
       const std::size_t n = r.array();
       for (std::size_t i = 0; i < n; ++i) {

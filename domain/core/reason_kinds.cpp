@@ -30,6 +30,14 @@ std::string render_hybrid(const Reason& r) {
   if (find_figure(r, "noise_rps")) {
     text += fill(r, " (demand over supply by less than the arrivals' noise, {noise_rps} req/s, buys nothing)");
   }
+  if (find_figure(r, "tolerance")) {
+    text += fill(r, " (at a steady load, a spare within {tolerance} of the supply is the capacity figure's scatter: "
+                    "nothing released)");
+  }
+  if (find_figure(r, "release_held_rps")) {
+    text += fill(r, ", a release counts each replica at most {release_held_rps} req/s less the margin (the load it "
+                    "fell short at after a release)");
+  }
   if (number(r, "queued") > 0) text += fill(r, ", nothing released while {backlog} requests wait");
   if (!find_figure(r, "capacity_rps")) return text;
   text += fill(r, "; lambda* {capacity_rps} req/s per replica");

@@ -52,6 +52,10 @@ constexpr double kDemonstratedMemoryS = 1800;
 constexpr double kDemonstratedInputShape = 0.25;
 constexpr double kDemonstratedOutputShape = 0.5;
 constexpr std::size_t kDemonstratedKept = 64;
+// How long a load found short after a release caps releases (hold_release).
+constexpr double kJudgedShortMemoryS = 3 * 3600;
+// At a steady load, a spare under this share of the supply releases nothing.
+constexpr double kTolerance = 0.1;
 // A fleet of at most this many replicas keeps one spare (spare_replica). Two, as first
 // built, held a third H100 wherever two carried the load (`step`, `diurnal`'s quiet
 // hours, the ServeGen windows: 5-18 % of their GPU-hours).
@@ -79,6 +83,7 @@ struct ReplicaSizing {
   double model_rps = 0;       // this tick's figure from the learned model, before the median and floor
   double decode_floor_ms = 0; // the learned model's decode step for a batch of one
   double release_rps = 0;     // per replica, the most a release counts on (kTrustBeyondShown)
+  double release_held_rps = 0;  // > 0: a load found short after a release caps release_rps (hold_release)
 };
 
 const char* bound_of(const ReplicaSizing& s) {
@@ -405,6 +410,33 @@ void remember_rate(std::map<std::string, History<DemonstratedRate>>& memory, con
   if (kept.empty()) memory.erase(it);
 }
 
+// Within kJudgedShortMemoryS of a release, a fleet the model itself finds without its
+// margin (the load per replica it carries, times 1 + kSpareMargin, above both its
+// capacity figures) while the pods miss the SLO is not released to carry that load again:
+// the lowest such load is remembered for kJudgedShortMemoryS from when it was last found,
+// and a release counts each replica at no more than it less the margin
+// (docs/policies.md `hybrid` step 23).
+void hold_release(HybridMemory& memory, const std::string& key, ReplicaSizing& s,
+                  const std::optional<PooledLatency>& pooled, bool missing_slo, double now_s) {
+  auto held = memory.judged_short.find(key);
+  if (held != memory.judged_short.end() && now_s - held->second.at_s > kJudgedShortMemoryS) {
+    memory.judged_short.erase(held);
+    held = memory.judged_short.end();
+  }
+  const auto released = memory.released_at_s.find(key);
+  const bool after_release = released != memory.released_at_s.end() && now_s - released->second <= kJudgedShortMemoryS;
+  const bool short_now =
+      missing_slo && pooled && pooled->rps * (1 + kSpareMargin) > std::max(s.capacity_rps, s.model_rps);
+  if (short_now && after_release) {
+    held = memory.judged_short.try_emplace(key, JudgedShort{now_s, pooled->rps}).first;
+    held->second.at_s = now_s;
+    held->second.rps = std::min(held->second.rps, pooled->rps);
+  }
+  if (held == memory.judged_short.end()) return;
+  s.release_held_rps = held->second.rps;
+  s.release_rps = std::min(s.release_rps, held->second.rps / (1 + kSpareMargin));
+}
+
 // Requests wait (more than one per ready replica), or some variant's warm pods miss a
 // target by their means (hybrid_correction.hpp's judge).
 bool slo_missed_now(const ModelTickInput& m, const ModelObservation& seen, const PolicyConfig& config,
@@ -565,6 +597,9 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
         s->itl_sized_ms = 0;
       }
       s->release_rps = shown_ever > 0 ? std::min(s->capacity_rps, kTrustBeyondShown * shown_ever) : s->capacity_rps;
+      const bool counts = seen.usable && steady_load && !drained_lately;
+      hold_release(memory, key, *s, counts ? pooled_latency(v.state, age_s, warm_up_s) : std::nullopt, missing_slo,
+                   now_s);
     }
     sizes.push_back(s);
     const std::vector<double> ready_in =
@@ -652,11 +687,28 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // then waits a cooldown more (`idle-floor`: 4 -> 3 when the peak had aged by a tick,
   // the floor 300 s later).
   if (idle && held > 0) signal.spare = 0;
+  // At a steady load, a spare under kTolerance of the supply is the capacity figure's
+  // scatter, not the traffic's (docs/policies.md `hybrid` step 22). Only a spare that
+  // would release a replica is held, and said to be.
+  bool within_tolerance = false;
+  if (steady_load && !queued && signal.spare < kTolerance * supply) {
+    const bool releases = std::any_of(signal.variants.begin(), signal.variants.end(), [&](const VariantSupply& v) {
+      return v.current_replicas > v.min_replicas && v.per_replica_capacity > 0 && signal.spare >= v.per_replica_capacity;
+    });
+    if (releases) {
+      signal.spare = 0;
+      within_tolerance = true;
+    }
+  }
   signal.spare = bounded_release(signal, idle);
   signal.release_least_efficient_first = true;
   signal.useful_fraction = kUsefulFraction;
   std::vector<ScalingRequest> requests = optimize_cost_aware(signal);
   hold_contradicted_growth(requests, m, seen, sizes, config, time, demand, steady_load);
+  for (size_t i = 0; i < requests.size(); ++i) {  // what hold_release reads at the next ticks
+    if (requests[i].target_replicas < m.variants[i].state.current_replicas)
+      memory.released_at_s[m.variants[i].state.spec.name] = now_s;
+  }
 
   // The decision's latency estimate includes the queueing already observed.
   const double wait_ms = observed_wait_ms(seen.waiting_requests, m.upstream_queue, ready_supply);
@@ -683,6 +735,8 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     figures.emplace_back("supply_rps", supply);
     figures.emplace_back("queued", queued);
     if (within_noise) figures.emplace_back("noise_rps", noise);
+    if (within_tolerance) figures.emplace_back("tolerance", kTolerance);
+    if (sizes[i] && sizes[i]->release_held_rps > 0) figures.emplace_back("release_held_rps", sizes[i]->release_held_rps);
     if (sizes[i]) {
       const ReplicaSizing& z = *sizes[i];
       figures.emplace_back("capacity_rps", z.capacity_rps);

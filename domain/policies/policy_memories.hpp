@@ -36,6 +36,16 @@ struct FixedMemory {
   bool operator==(const FixedMemory&) const = default;
 };
 
+// `hybrid`: the lowest load per replica at which, after a release, the model found a
+// variant without its margin while the SLO was missed, and when it last did
+// (hybrid_policy.cpp's hold_release).
+struct JudgedShort {
+  double at_s = 0;
+  double rps = 0;
+
+  bool operator==(const JudgedShort&) const = default;
+};
+
 // `hybrid` (hybrid_policy.hpp).
 struct HybridMemory {
   std::optional<TrafficForecastState> forecast;  // made at the model's first tick
@@ -63,6 +73,10 @@ struct HybridMemory {
   // nothing waiting in the last half hour, oldest first: a ceiling over the learned
   // capacity at that request shape (served_capacity.hpp's refuted_rps).
   std::map<std::string, History<DemonstratedRate>> refuted;
+  // Per variant, the load found short after a release (hold_release), and when the
+  // policy last asked a variant for fewer replicas.
+  std::map<std::string, JudgedShort> judged_short;
+  std::map<std::string, double> released_at_s;
   SplitSizingState split;  // when the model is split into prefill and decode variants
 };
 
