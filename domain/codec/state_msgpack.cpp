@@ -863,22 +863,13 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
       MsgpackReader ahead = r;
       return ahead.next_is_string() && ahead.string() == name;
     };
-    // A member of remembered rates written only when some are (`name`), then the key
-    // that always follows it (`next`).
-    const auto rates_unless_empty = [&](std::string_view name, std::string_view next) {
-      std::map<std::string, History<DemonstratedRate>> rates;
-      const std::string_view key = r.string();
-      if (key == name) {
-        rates = read_by_name<History<DemonstratedRate>>(r, [&] { return read_rates(r); });
-        r.key(next);
-      } else if (key != next) {
-        throw MsgpackMismatch();
-      }
-      return rates;
-    };
     r.key("correction");
     m.correction = read_by_name<double>(r, [&] { return r.number(); });
-    m.demonstrated = rates_unless_empty("demonstrated", "forecast");
+    if (next_is("demonstrated")) {
+      r.key("demonstrated");
+      m.demonstrated = read_by_name<History<DemonstratedRate>>(r, [&] { return read_rates(r); });
+    }
+    r.key("forecast");
     m.forecast = read_forecast(r);
     r.key("itl_windows");
     m.itl_windows = read_by_name<ItlEvidence>(r, [&] { return read_itl_evidence(r); });
@@ -886,10 +877,7 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
       r.key("judged_short");
       m.judged_short = read_by_name<JudgedShort>(r, [&] {
         r.array(2);
-        JudgedShort j;
-        j.at_s = r.number();
-        j.rps = r.number();
-        return j;
+        return JudgedShort{r.number(), r.number()};  // a braced list reads left to right
       });
     }
     kind_is("hybrid");
