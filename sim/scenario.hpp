@@ -7,7 +7,7 @@
 //   name: burst
 //   fleet: fleets/one-h100.yaml
 //   workload: {generator: step, steps: [[0, 4], [1800, 20], [2400, 4]],
-//              lengths: {input_mean: 512, input_cv: 0.8, input_max: 4096, output_mean: 128, output_cv: 0.8}}
+//              lengths: {input_mean: 512, input_cv: 0.8, output_mean: 128, output_cv: 0.8}}
 //   duration_s: 3600
 //   tick_s: 30
 //   slo: {ttft_ms: 2000, itl_ms: 100, attainment: 0.99}
