@@ -58,9 +58,13 @@ std::string render_hybrid(const Reason& r) {
             "below the learned model's)";
   } else if (b == "measured") {
     text += fill(r, " (the learned model's x {correction}: measured latency missed the SLO at more)");
+  } else if (b == "unsized") {
+    text += " (the median of its recent figures: the learned model finds no rate within the SLO at this request "
+            "shape now)";
   }
   const double wait = number(r, "observed_wait_ms");
   const bool bounded = std::isfinite(wait);
+  if (b == "unsized") return text + ", " + (bounded ? fmt_num(wait) + " ms" : "unbounded") + " observed queueing";
   text += ", est. TTFT " + fmt_num(number(r, "predicted_ttft_ms") + (bounded ? wait : 0)) + " ms incl. " +
           (bounded ? fmt_num(wait) + " ms" : "unbounded") + " observed queueing";
   return text;

@@ -84,6 +84,7 @@ struct ReplicaSizing {
   double decode_floor_ms = 0; // the learned model's decode step for a batch of one
   double release_rps = 0;     // per replica, the most a release counts on (kTrustBeyondShown)
   double release_held_rps = 0;  // > 0: a load found short after a release caps release_rps (hold_release)
+  bool unsized = false;       // the learned model found no rate within the SLO this tick: the median set it
 };
 
 const char* bound_of(const ReplicaSizing& s) {
@@ -91,6 +92,7 @@ const char* bound_of(const ReplicaSizing& s) {
   if (s.demonstrated) return "demonstrated";
   if (s.refuted) return "refuted";
   if (s.corrected) return "measured";
+  if (s.unsized) return "unsized";
   if (s.itl_sized_ms > 0) return "itl-spread";
   if (s.tail_bound) return "ttft-tail";
   return "mean";
@@ -543,6 +545,17 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     if (auto w = memory.itl_windows.find(key); w != memory.itl_windows.end()) spread = refit_itl_spread(w->second);
     if (tuner && shape.avg_input_tokens > 0) {
       s = size_variant(tuner->params, v.state.spec, shape, config.slo, config.tail_probability, spread);
+      // A model that finds no rate within the SLO at this shape, for a variant it has
+      // sized before, gives one more figure: zero, which the median below outvotes until
+      // it is most of the recent ones. Taken at its word, one burst's update that tripled
+      // an H100's alpha (a batch of one predicted at 118 ms ITL against a 100 ms target)
+      // counted seven H100 serving 19 req/s as no supply, and the fleet was bought again
+      // as sixteen A100 (DeepSeek-R1 day, seed 6).
+      const auto history = memory.recent_capacity.find(key);
+      if (!s && history != memory.recent_capacity.end() && !history->second.empty()) {
+        s = ReplicaSizing{};
+        s->unsized = true;
+      }
     }
     const double age_s = max_sample_age_s(interval_s), warm_up_s = TunerConfig{}.transient_delay_s;
     // Judged once: the served floor below and what the replicas demonstrate both read it.
@@ -596,10 +609,14 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
         s->tail_bound = false;
         s->itl_sized_ms = 0;
       }
-      s->release_rps = shown_ever > 0 ? std::min(s->capacity_rps, kTrustBeyondShown * shown_ever) : s->capacity_rps;
-      const bool counts = seen.usable && steady_load && !drained_lately;
-      hold_release(memory, key, *s, counts ? pooled_latency(v.state, age_s, warm_up_s) : std::nullopt, missing_slo,
-                   now_s);
+      if (s->capacity_rps > 0) {
+        s->release_rps = shown_ever > 0 ? std::min(s->capacity_rps, kTrustBeyondShown * shown_ever) : s->capacity_rps;
+        const bool counts = seen.usable && steady_load && !drained_lately;
+        hold_release(memory, key, *s, counts ? pooled_latency(v.state, age_s, warm_up_s) : std::nullopt,
+                     missing_slo, now_s);
+      } else {
+        s.reset();  // unsized, and zeros are most of the recent figures
+      }
     }
     sizes.push_back(s);
     const std::vector<double> ready_in =

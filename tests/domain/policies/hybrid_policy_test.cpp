@@ -945,3 +945,22 @@ TEST_CASE("hybrid releases no further than a load its model found short after a 
   REQUIRE_FALSE(restored.ok());
   CHECK_THAT(restored.error().message, Catch::Contains("judged_short.cheap must be [at_s, rps]"));
 }
+
+TEST_CASE("hybrid counts a variant its model cannot size this tick by the median of its recent figures") {
+  // Prompts whose prefill alone passes the TTFT target: the learned model finds no rate
+  // within the SLO. The three replicas it sized before still serve; counted as no supply,
+  // the fleet would be bought again (the DeepSeek-R1 day bought sixteen A100 for seven
+  // H100 so), so the median of the recent figures stands for them.
+  HybridPolicy p(config());
+  const Fleet f{3, 0, 0};
+  const int before = warm_up(p, f, 15);
+  REQUIRE(before == 3);
+  TickInput heavy = tick_at(300, f, 15);
+  for (PodMetrics& pod : heavy.models[0].variants[0].state.pods) pod.avg_input_tokens = 400000;
+  const auto d = p.tick(heavy);
+  INFO(d[0].reason.text());
+  CHECK(d[0].target_replicas == 3);
+  CHECK(d[1].target_replicas == 0);
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("the learned model finds no rate within the SLO"));
+  CHECK_THAT(d[0].reason.text(), !Catch::Contains("est. TTFT"));
+}
