@@ -64,10 +64,10 @@ std::string render_hybrid(const Reason& r) {
   }
   const double wait = number(r, "observed_wait_ms");
   const bool bounded = std::isfinite(wait);
-  if (b == "unsized") return text + ", " + (bounded ? fmt_num(wait) + " ms" : "unbounded") + " observed queueing";
-  text += ", est. TTFT " + fmt_num(number(r, "predicted_ttft_ms") + (bounded ? wait : 0)) + " ms incl. " +
-          (bounded ? fmt_num(wait) + " ms" : "unbounded") + " observed queueing";
-  return text;
+  const std::string queueing = (bounded ? fmt_num(wait) + " ms" : "unbounded") + " observed queueing";
+  if (b == "unsized") return text + ", " + queueing;  // no model TTFT to add it to
+  return text + ", est. TTFT " + fmt_num(number(r, "predicted_ttft_ms") + (bounded ? wait : 0)) + " ms incl. " +
+         queueing;
 }
 
 // The GPU budget (stage 5) stopped a scale-up; the policy's own reason follows.

@@ -551,10 +551,9 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       // an H100's alpha (a batch of one predicted at 118 ms ITL against a 100 ms target)
       // counted seven H100 serving 19 req/s as no supply, and the fleet was bought again
       // as sixteen A100 (DeepSeek-R1 day, seed 6).
-      const auto history = memory.recent_capacity.find(key);
-      if (!s && history != memory.recent_capacity.end() && !history->second.empty()) {
-        s = ReplicaSizing{};
-        s->unsized = true;
+      if (!s) {
+        const auto history = memory.recent_capacity.find(key);
+        if (history != memory.recent_capacity.end() && !history->second.empty()) s = ReplicaSizing{.unsized = true};
       }
     }
     const double age_s = max_sample_age_s(interval_s), warm_up_s = TunerConfig{}.transient_delay_s;
