@@ -34,7 +34,7 @@ constexpr std::string_view kKinds[] = {
     "bounds.min", "bounds.max", "budget.limited", "budget.reclaimed", "optimizer.up",
     "optimizer.down.least_efficient", "optimizer.down.most_expensive", "optimizer.no_capacity",
     "optimizer.not_useful", "optimizer.placed_elsewhere", "optimizer.spare_too_small", "optimizer.within_thresholds",
-    "hybrid.near_miss",};
+    "hybrid.near_miss", "hybrid.drained_miss",};
 
 // Frozen: append only. The figure names the kinds' sentences read, as of this table's
 // first version.

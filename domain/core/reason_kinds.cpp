@@ -270,6 +270,8 @@ constexpr std::array kKinds{
     Kind{"hybrid.measured_need", "{change}: nothing learned yet, and measured latency or queue misses the SLO: "
                                  "{demand_rps} req/s incl. the backlog over {completing_rps} req/s completed per "
                                  "replica; the saturation rule: {cause}"},
+    Kind{"hybrid.drained_miss", "{cause}; measured latency would ask for {wanted}, but the requests finishing "
+                                "in the windows after a backlog ran in the batch it filled"},
     // the policies
     Kind{"erlang.sized", "", render_erlang},
     Kind{"erlang.counted", "hold at {current}: counted toward {chosen}'s Erlang-C servers"},

@@ -226,10 +226,15 @@ std::vector<ScalingRequest> plan_split(const ModelTickInput& m, std::span<const 
 
 // Before anything is learned: a variant whose warm pods miss the SLO or hold a queue is
 // raised from the saturation rule's request to what measured latency and queue call for
-// (hybrid_safe_start.hpp).
+// (hybrid_safe_start.hpp). Not by a miss with nothing waiting in the windows after its
+// pods held a backlog (VariantMemory::waited_at_s): the requests finishing then ran in
+// the batch the backlog filled, and their ITL is that batch's, not the arrivals'
+// (`cold-fleet` at seed 4: two windows after 1,400 requests drained, eleven H100 read
+// 1.2 req/s completed each against 12 arriving and bought a twelfth, and the fleet
+// peaked at 14 for an oracle's 9).
 void raise_to_measured_need(std::vector<ScalingRequest>& requests, const ModelTickInput& m,
-                            const ModelObservation& seen, const PolicyConfig& config, const TickTime& time,
-                            double drain_s) {
+                            std::span<const VariantView> views, const ModelObservation& seen,
+                            const PolicyConfig& config, const TickTime& time, double drain_s) {
   const bool backlog_waiting = seen.backlog > seen.ready_replicas;
   for (size_t i = 0; i < requests.size(); ++i) {
     const VariantState& v = m.variants[i].state;
@@ -243,6 +248,11 @@ void raise_to_measured_need(std::vector<ScalingRequest>& requests, const ModelTi
     const MeasuredNeed need =
         measured_need(*verdict, r.current_replicas, seen.now.rate_rps * share, seen.backlog * share, drain_s);
     if (need.replicas <= r.target_replicas) continue;
+    if (!verdict->queued && views[i].learned.waited_at_s) {
+      r.reason = make_reason(r.reason.code, "hybrid.drained_miss",
+                             {{"current", r.current_replicas}, {"wanted", need.replicas}}, {std::move(r.reason)});
+      continue;
+    }
     r.target_replicas = need.replicas;
     std::vector<Figure> figures{{"current", r.current_replicas},
                                 {"target", r.target_replicas},
@@ -664,7 +674,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   const double surge = surge_hold(memory.surges, memory.recent_demand, now_s, interval_s, horizon_s, keep_s, kNoiseZ);
   if (!any_capacity) {
     std::vector<ScalingRequest> fallback = saturation_fallback(m, SaturationConfig{});
-    raise_to_measured_need(fallback, m, seen, config, time, std::max(2 * interval_s, horizon_s));
+    raise_to_measured_need(fallback, m, views, seen, config, time, std::max(2 * interval_s, horizon_s));
     return fallback;
   }
   signal.supply = supply;

@@ -121,3 +121,31 @@ TEST_CASE("A filter that rejected ten observations in a row is estimated afresh 
   const Learned wva = learn_variant(memory, kModel, light, kTime, {.bootstrap_without_queue = false});
   CHECK(wva.view.tuning.source == "ekf");
 }
+
+TEST_CASE("The windows after a backlog last until its batch has drained, not only its queue") {
+  // Queue empty, but each pod still runs 60 requests where 0.6 req/s for about 14 s in
+  // the batch explains 8: the requests finishing ran in the batch the backlog filled.
+  PodMetrics big_batch = pod("a", 0);
+  big_batch.running = 60;
+  const VariantTickInput draining = variant({big_batch, big_batch});
+  const VariantTickInput light = variant({pod("a", 0), pod("b", 0)});
+  Learned l = learn_variant({}, kModel, variant({pod("a", 300), pod("b", 300)}), TickTime{600, 30}, {});
+  for (double now : {630.0, 660.0}) {
+    l = learn_variant(l.next, kModel, draining, TickTime{now, 30}, {});
+    INFO(now);
+    CHECK(l.next.waited_at_s == now);
+    CHECK_FALSE(l.next.tuner.has_value());
+  }
+  for (double now : {690.0, 720.0, 750.0}) {
+    l = learn_variant(l.next, kModel, light, TickTime{now, 30}, {});
+    INFO(now);
+    CHECK_FALSE(l.next.tuner.has_value());
+  }
+  l = learn_variant(l.next, kModel, light, TickTime{780, 30}, {});
+  CHECK(l.next.tuner.has_value());
+
+  // A large batch with no backlog before it is no drain: the first estimate is taken.
+  const Learned fresh = learn_variant({}, kModel, draining, TickTime{600, 30}, {});
+  CHECK_FALSE(fresh.next.waited_at_s.has_value());
+  CHECK(fresh.next.tuner.has_value());
+}

@@ -964,3 +964,24 @@ TEST_CASE("hybrid counts a variant its model cannot size this tick by the median
   CHECK_THAT(d[0].reason.text(), Catch::Contains("the learned model finds no rate within the SLO"));
   CHECK_THAT(d[0].reason.text(), !Catch::Contains("est. TTFT"));
 }
+
+TEST_CASE("hybrid's safe start sizes a miss behind a queue, not one in the windows after the queue drained") {
+  // Nothing learned: no first estimate is taken while requests wait or just after.
+  HybridPolicy p(config());
+  const Fleet f{2, 0, 0};
+  const auto missing = [&](double now_s, double queue_per_pod) {
+    TickInput in = tick_at(now_s, f, 10, queue_per_pod);
+    for (auto& pod : in.models[0].variants[0].state.pods) pod.avg_itl_ms = 2 * config().slo.itl_ms;
+    return p.tick(in);
+  };
+  const auto queued = missing(30, 40);
+  INFO(queued[0].reason.text());
+  CHECK(queued[0].target_replicas > 2);
+  // A window later the queue has gone, and the requests finishing ran in its batch.
+  const auto drained = missing(60, 0);
+  INFO(drained[0].reason.text());
+  CHECK(drained[0].target_replicas == 2);
+  CHECK(drained[0].reason.kind() == "hybrid.drained_miss");
+  CHECK_THAT(drained[0].reason.text(), Catch::Contains("measured latency would ask for 3, but the requests finishing in "
+                                                       "the windows after a backlog ran in the batch it filled"));
+}
