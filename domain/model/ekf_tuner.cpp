@@ -21,9 +21,6 @@ using Vec2 = Eigen::Vector2d;
 using Mat2 = Eigen::Matrix2d;
 using Mat23 = Eigen::Matrix<double, 2, 3>;
 
-// The share of the re-opened variance the blind direction gets.
-constexpr double kBlindReopen = 0.1;
-
 Vec3 to_vec(const ServiceParams& p) { return {p.alpha_ms, p.beta_ms, p.gamma_ms}; }
 ServiceParams to_params(const Vec3& v) { return {v(0), v(1), v(2)}; }
 
@@ -192,6 +189,12 @@ Result<TunerStep> tune_step(const TunerState& state, const TunerObservation& obs
   const Vec3 u = x.array().log();
   Mat3 p_pred = to_mat(state.covariance);
   for (int i = 0; i < 3; ++i) p_pred(i, i) += std::pow(c.percent_change[static_cast<size_t>(i)], 2);
+  if (state.consecutive_rejections >= c.reopen_after_rejections) {
+    p_pred += Mat3::Identity() * c.initial_spread * c.initial_spread;
+    out.reason += "covariance re-opened after " + std::to_string(state.consecutive_rejections) +
+                  " consecutive rejections; ";
+  }
+
   const Result<std::array<double, 2>>& h = prior.predicted;
   if (!h) {
     out.reason += "model cannot evaluate the observation at the current parameters: " + h.error().message;
@@ -213,25 +216,6 @@ Result<TunerStep> tune_step(const TunerState& state, const TunerObservation& obs
     }
     jac(0, i) = (hz(0) - std::log((*hp)[0])) / step;
     jac(1, i) = (hz(1) - std::log((*hp)[1])) / step;
-  }
-  // A run of rejections re-opens the covariance, but only along the directions this
-  // observation informs (the row space of its Jacobian). (TTFT, ITL) at one operating
-  // point cannot tell a larger alpha from a smaller gamma; the update itself is the same
-  // either way (the gain reads P J^T alone), but re-opened along that blind direction
-  // too, the filter keeps it wide after the update and the next window moves the
-  // estimate along it at will (DeepSeek-R1 day, seed 6: the update after a re-open took
-  // alpha from 33 to 72 ms and gamma down 4x; later ones up to 118 ms, a batch of one
-  // predicted over the ITL target). The blind direction keeps a tenth of it
-  // (kBlindReopen), so windows at other operating points can still move it. Without
-  // reopen_informed_only, or for a Jacobian without full row rank, every direction is
-  // re-opened alike.
-  if (state.consecutive_rejections >= c.reopen_after_rejections) {
-    const Mat2 jjt = jac * jac.transpose();
-    const bool full_rank = c.reopen_informed_only && jjt.determinant() > 1e-12 * jjt.trace() * jjt.trace();
-    const Mat3 informed = full_rank ? Mat3(jac.transpose() * jjt.inverse() * jac) : Mat3::Identity();
-    p_pred += (informed + kBlindReopen * (Mat3::Identity() - informed)) * c.initial_spread * c.initial_spread;
-    out.reason += "covariance re-opened after " + std::to_string(state.consecutive_rejections) +
-                  " consecutive rejections; ";
   }
 
   const Vec2 z{std::log(obs.ttft_ms), std::log(obs.itl_ms)};

@@ -38,9 +38,6 @@ struct TunerConfig {
   // wrong and the gate has locked it in, so the covariance is re-opened to
   // initial_spread before the next update.
   int reopen_after_rejections = 3;
-  // Re-open only the directions the observation informs (the row space of its Jacobian),
-  // the blind one by kBlindReopen of it (ekf_tuner.cpp). Off by default; `hybrid` sets it.
-  bool reopen_informed_only = false;
   // Bounds x0 / f .. x0 * f around the starting point. A bootstrap taken under load can
   // be off by more than 10x in gamma, and a clamped filter turns overconfident.
   double bound_factor = 100;

@@ -81,7 +81,6 @@ Learned learn_variant(VariantMemory memory, const ModelKey& model, const Variant
   const int max_batch = v.state.spec.max_batch_size;
   TunerConfig tuner_config{};
   tuner_config.bootstrap_at_batch = how.bootstrap_at_batch;
-  tuner_config.reopen_informed_only = how.reopen_informed_only;
   VariantTuning tuning;
   const bool rejected_long = memory.tuner && memory.tuner->consecutive_rejections >= kRebootstrapAfterRejections;
   const bool bootstrapping = !memory.tuner || (how.bootstrap_without_queue && rejected_long);

@@ -37,9 +37,6 @@ struct VariantLearning {
   // (TunerConfig::bootstrap_at_batch). `hybrid` sets it; `erlang` and `queueing` keep
   // WVA's batch of one.
   bool bootstrap_at_batch = false;
-  // A run of rejections re-opens the filter only along what the observation informs
-  // (TunerConfig::reopen_informed_only). `hybrid` sets it.
-  bool reopen_informed_only = false;
 };
 
 Learned learn_variant(VariantMemory memory, const ModelKey& model, const VariantTickInput& input,

@@ -790,9 +790,8 @@ class Hybrid final : public LearningPolicy<HybridMemory> {
   }
 
  private:
-  // The first estimate reads the ITL at the batch the pods run (docs/policies.md step 1);
-  // a re-opened filter moves only along what its observation informs (step 25).
-  VariantLearning learning() const override { return {.bootstrap_at_batch = true, .reopen_informed_only = true}; }
+  // The first estimate reads the ITL at the batch the pods run (docs/policies.md step 1).
+  VariantLearning learning() const override { return {.bootstrap_at_batch = true}; }
 
   std::vector<ScalingRequest> requests(const ModelTickInput& m, std::span<const VariantView> views,
                                        const PolicyConfig& config, const TickTime& time, HybridMemory& memory,
