@@ -28,10 +28,11 @@ struct VariantLearning {
   // truth (`cold-fleet`: beta bootstrapped at 26 ms against about 0.09, held at its
   // bound of 0.26 for the rest of the run, which halved every capacity estimate). So
   // no bootstrap is taken while the warm busy pods hold more than one waiting request
-  // each, nor within three windows after they did (VariantMemory::waited_at_s: the
-  // requests finishing then ran in the batch the backlog filled), and a filter that
-  // rejected ten observations in a row is estimated afresh from the first one without
-  // a queue. Off for `queueing`, which learns as WVA does.
+  // each, nor within three windows after they did or after their batch stopped draining
+  // (VariantMemory::waited_at_s: the requests finishing then ran in the batch the
+  // backlog filled), and a filter that rejected ten observations in a row is estimated
+  // afresh from the first one without a queue. Off for `queueing`, which learns as WVA
+  // does.
   bool bootstrap_without_queue = true;
   // The first estimate spreads the ITL's load part over the batch the pods run
   // (TunerConfig::bootstrap_at_batch). `hybrid` sets it; `erlang` and `queueing` keep
