@@ -117,6 +117,9 @@ void print_verdict(const Source& s, const SloTargetsVerdict& v, const std::strin
   std::printf("best static fleet: GPU-hours %s, %s\n", mw(v.static_gpu_hours, 2).c_str(),
               v.static_misses.empty() ? "meets 0.99 at every seed"
                                       : ("misses 0.99 at seeds " + seed_list(v.static_misses)).c_str());
+  if (v.static_from_start_attainment)
+    std::printf("the same fleet asked for at t = 0 beside the fleet's initial replicas: attainment %s\n",
+                mw(*v.static_from_start_attainment, 4).c_str());
   if (v.vs_static) std::printf("hybrid / static GPU-hours per seed: %s\n", mw(*v.vs_static, 2).c_str());
   std::printf("peers at equal or better attainment (ratio = hybrid's GPU-hours / the peer's):\n");
   bool any = false;

@@ -29,7 +29,22 @@ Result<FixedFleetProbe> probe_fixed_fleet(const FleetConfig& fleet, const std::v
   const long long expected = options.expected_requests;
   const long long needed = required_met(expected, options.attainment_target);
   const long long allowed_misses = expected - needed;
-  Simulation sim(fixed_fleet(fleet, counts), std::move(trace), options.seed, slo);
+  FleetConfig config = fixed_fleet(fleet, counts);
+  const bool cold = !options.warm_at_start.empty();
+  if (cold) {
+    for (std::size_t i = 0; i < config.variants.size(); ++i) {
+      VariantConfig& v = config.variants[i];
+      const int warm = i < options.warm_at_start.size() ? options.warm_at_start[i] : 0;
+      v.initial_replicas = v.min_replicas = std::clamp(warm, 0, v.max_replicas);
+    }
+  }
+  Simulation sim(std::move(config), std::move(trace), options.seed, slo);
+  if (cold) {
+    for (std::size_t i = 0; i < fleet.variants.size() && i < counts.size(); ++i) {
+      auto asked = sim.set_desired(fleet.variants[i].name, counts[i]);
+      if (!asked.ok()) return asked.error();
+    }
+  }
   double exhausted_s = -1;
   for (double t_s = options.step_s;; t_s += options.step_s) {
     const bool more = sim.advance_to(t_s);

@@ -53,6 +53,10 @@ struct FixedFleetProbeOptions {
   std::uint64_t seed = 1;
   double give_up_after_s = 3600;    // past the last arrival
   double step_s = 30;               // how often the misses are checked
+  // Empty: every replica warm at t = 0. Otherwise the replicas warm at t = 0 per variant
+  // (a fleet's initial ones, as a policy's run starts); those of `counts` above them are
+  // asked for at t = 0 and serve after their pending and cold start.
+  std::vector<int> warm_at_start;
 };
 
 // Errors when the trace is malformed.

@@ -94,6 +94,30 @@ Result<StaticFleet> best_static_fleet(const FleetConfig& fleet, const TraceOpene
     return c;
   };
   out.best = choice(search.counts);
+  std::vector<int> warm;
+  bool cold = false;
+  for (std::size_t v = 0; v < fleet.variants.size(); ++v) {
+    warm.push_back(fleet.variants[v].initial_replicas);
+    cold = cold || search.counts[v] > warm.back();
+  }
+  if (options.from_start && cold) {
+    auto trace = open();
+    if (!trace.ok()) return trace.error();
+    FixedFleetProbeOptions o;
+    o.seed = options.seed;  // expected_requests 0: to the end, for its met count
+    o.warm_at_start = warm;
+    auto started = probe_fixed_fleet(fleet, search.counts, std::move(trace).value(), slo, o);
+    if (!started.ok()) return started.error();
+    ++out.probes;
+    const FixedFleetProbe& p = started.value();
+    StaticChoice c;
+    c.replicas = search.counts;
+    c.attainment = static_cast<double>(p.met_slo) / static_cast<double>(out.requests);
+    c.meets = p.met_slo >= required_met(out.requests, options.attainment_target);
+    c.gpu_hours = p.gpu_hours;
+    c.cost = p.cost;
+    out.from_start = c;
+  }
   for (std::size_t v = 0; v < fleet.variants.size(); ++v) {
     if (!search.alone[v]) {
       out.alone.push_back(std::nullopt);

@@ -29,6 +29,7 @@ using TraceOpener = std::function<Result<std::unique_ptr<TraceSource>>()>;
 struct StaticFleetOptions {
   double attainment_target = 0.95;
   std::uint64_t seed = 1;
+  bool from_start = false;  // also run `best` as a policy's run starts (StaticFleet::from_start)
 };
 
 struct StaticChoice {
@@ -49,6 +50,12 @@ struct StaticFleet {
   StaticChoice best;
   double reachable_attainment = 0;
   std::vector<std::optional<StaticChoice>> alone;   // per variant: it alone (others at min), if it meets at all
+  // `best` started as a policy's run starts: the fleet's initial replicas warm at t = 0
+  // and the rest asked for then, serving after their pending and cold start. Where it
+  // falls short of the target, so does any policy holding no more than that fleet: the
+  // traffic of the first start-up is not the fleet's to serve. None when `best` needs
+  // no replica beyond the initial ones (it then starts as it runs).
+  std::optional<StaticChoice> from_start;
   long long probes = 0;
 };
 

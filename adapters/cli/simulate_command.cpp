@@ -109,6 +109,7 @@ SeedRun simulate_seed(const SimulateFlags& f, const sim::FleetConfig& fleet, con
   sim::StaticFleetOptions sopts;
   sopts.attainment_target = settings.slo_attainment;
   sopts.seed = seed;
+  sopts.from_start = true;
   const sim::TraceOpener opener = [&]() -> Result<std::unique_ptr<sim::TraceSource>> {
     return sim::open_trace(f.trace, topts);
   };
@@ -185,13 +186,17 @@ void print_yardsticks(const SeedRun& one) {
                 oracle.windows_over_capacity, fmt_num(lowest).c_str());
   }
   const sim::StaticFleet& fixed = *one.yardsticks.static_fleet;
-  std::printf("\nbest static fleet: %s, %s GPU-hours (cost %s), attainment %s%s; alone:",
+  std::printf("\nbest static fleet: %s, %s GPU-hours (cost %s), attainment %s%s",
               counts_text(fixed.variants, fixed.best.replicas).c_str(), fmt_num(fixed.best.gpu_hours).c_str(),
               fmt_num(fixed.best.cost).c_str(), fmt_num(fixed.best.attainment).c_str(),
               fixed.best.meets ? ""
                                : (" (none meets the target: the cheapest reaching the " +
                                   fmt_num(fixed.reachable_attainment) + " that every variant at max reaches)")
                                      .c_str());
+  if (fixed.from_start)
+    std::printf("; asked for at t = 0 beside the fleet's initial replicas (the rest cold), attainment %s",
+                fmt_num(fixed.from_start->attainment).c_str());
+  std::printf("; alone:");
   for (std::size_t i = 0; i < fixed.variants.size(); ++i) {
     if (!fixed.alone[i]) {
       std::printf(" %s none meets", fixed.variants[i].c_str());

@@ -20,6 +20,7 @@ struct Seed {
   std::vector<std::string> order;       // policies as the document lists them
   double static_gpu_hours = 0;
   bool static_meets = false;
+  std::optional<double> static_from_start;  // its attainment asked for at t = 0 (documents before it: none)
   bool policy_error = false;
 };
 
@@ -46,6 +47,9 @@ Result<Seed> read_seed(const nlohmann::json& summary, std::uint64_t seed, const 
     return invalid_argument(where + "no static_fleet.best.gpu_hours (run simulate with a static fleet)");
   s.static_gpu_hours = best.at("gpu_hours").get<double>();
   s.static_meets = best.value("meets", false);
+  const auto from_start = fleet.value("from_start", nlohmann::json());
+  if (from_start.is_object() && from_start.value("attainment", nlohmann::json()).is_number())
+    s.static_from_start = from_start.at("attainment").get<double>();
   return s;
 }
 
@@ -82,7 +86,7 @@ Result<SloTargetsVerdict> judge_slo_targets(const nlohmann::json& document, cons
   }
 
   SloTargetsVerdict v;
-  std::vector<double> att, gpu, stat, ratio;
+  std::vector<double> att, gpu, stat, ratio, from_start;
   for (const Seed& s : seeds) {
     const SeedRow& own = s.rows.at(spec.policy);
     v.seeds.push_back(s.seed);
@@ -90,6 +94,7 @@ Result<SloTargetsVerdict> judge_slo_targets(const nlohmann::json& document, cons
     gpu.push_back(own.gpu_hours);
     stat.push_back(s.static_gpu_hours);
     if (!s.static_meets) v.static_misses.push_back(s.seed);
+    if (s.static_from_start) from_start.push_back(*s.static_from_start);
     if (s.static_gpu_hours > 0) ratio.push_back(own.gpu_hours / s.static_gpu_hours);
     v.errors += s.policy_error;
   }
@@ -97,6 +102,7 @@ Result<SloTargetsVerdict> judge_slo_targets(const nlohmann::json& document, cons
   v.gpu_hours = over(gpu, true);
   v.static_gpu_hours = over(stat, true);
   if (ratio.size() == seeds.size()) v.vs_static = over(ratio, true);
+  if (from_start.size() == seeds.size()) v.static_from_start_attainment = over(from_start, false);
 
   v.reaches_attainment = {v.attainment.median >= spec.attainment, v.attainment.worst >= spec.attainment};
   const bool yardstick = v.static_misses.empty() && v.vs_static.has_value();

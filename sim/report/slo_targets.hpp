@@ -61,6 +61,10 @@ struct SloTargetsVerdict {
   MedianWorst static_gpu_hours;  // the best static fleet's; worst: the highest
   std::vector<std::uint64_t> static_misses;  // seeds at which no static fleet within the maxima meets the attainment
   std::optional<MedianWorst> vs_static;      // policy/static GPU-hours per seed; none without a static fleet
+  // The best static fleet's attainment when asked for at t = 0 beside the fleet's initial
+  // replicas (static_fleet.hpp, `from_start`); worst: the lowest. What a policy holding
+  // that fleet reaches at most once it must start it; none in documents that lack it.
+  std::optional<MedianWorst> static_from_start_attainment;
   std::vector<PeerComparison> peers;         // every other policy, in the document's order
   int errors = 0;                            // seeds at which the policy threw
   TargetCheck reaches_attainment;

@@ -65,6 +65,7 @@ nlohmann::json static_fleet_json(const StaticFleet& s) {
   return {{"attainment_target", s.attainment_target},
           {"reachable_attainment", s.reachable_attainment},
           {"best", choice_json(s.variants, s.best)},
+          {"from_start", choice_json(s.variants, s.from_start.value_or(s.best))},
           {"alone", alone},
           {"probes", s.probes}};
 }

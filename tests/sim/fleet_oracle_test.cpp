@@ -150,3 +150,65 @@ TEST_CASE("The fleet oracle refuses an empty trace at once") {
   REQUIRE_FALSE(oracle.ok());
   CHECK(oracle.error().message.find("no requests") != std::string::npos);
 }
+
+namespace {
+
+std::unique_ptr<TraceSource> steady(std::uint64_t seed) {
+  return std::make_unique<SyntheticTrace>(poisson_rate(12), 1200, lognormal_lengths(1024, 0.6, 128, 0.6), seed);
+}
+
+}  // namespace
+
+TEST_CASE("A fixed fleet asked for at t = 0 beside its initial replicas loses what the first start-up could not serve") {
+  const auto fleet = one_variant_fleet(1, 300, 120);
+  const SloTargets slo{1500, 60};
+  FixedFleetProbeOptions o;
+  o.seed = 3;
+  auto probe = [&](int n, std::vector<int> warm) {
+    o.warm_at_start = std::move(warm);
+    auto p = probe_fixed_fleet(fleet, {n}, steady(3), slo, o);
+    REQUIRE(p.ok());
+    return p.value();
+  };
+  // The fewest warm replicas that serve the steady load at 0.95.
+  int n = 1;
+  while (n < fleet.variants[0].max_replicas && probe(n, {}).attainment < 0.95) ++n;
+  REQUIRE(n > 1);
+  const FixedFleetProbe warm = probe(n, {});
+  const FixedFleetProbe all_warm = probe(n, {n});
+  CHECK(all_warm.met_slo == warm.met_slo);
+  CHECK(all_warm.gpu_hours == Approx(warm.gpu_hours));
+  const FixedFleetProbe cold = probe(n, {1});
+  INFO(n << " replicas: warm " << warm.attainment << " at " << warm.gpu_hours << " GPU-h, from one warm "
+         << cold.attainment << " at " << cold.gpu_hours);
+  // A quarter of the run is the start-up's; one replica serves only part of its traffic.
+  CHECK(cold.attainment < warm.attainment - 0.05);
+}
+
+TEST_CASE("The best static fleet reports what it reaches when started as a policy's run starts") {
+  const SloTargets slo{1500, 60};
+  auto opener = []() -> capstan::Result<std::unique_ptr<TraceSource>> { return steady(3); };
+  StaticFleetOptions o;
+  o.seed = 3;
+  o.from_start = true;
+  auto fixed = best_static_fleet(one_variant_fleet(1, 300, 120), opener, slo, o);
+  REQUIRE(fixed.ok());
+  const StaticFleet& s = fixed.value();
+  REQUIRE(s.best.meets);
+  REQUIRE(s.best.replicas[0] > 1);
+  REQUIRE(s.from_start);
+  CHECK(s.from_start->replicas == s.best.replicas);
+  CHECK(s.from_start->attainment < s.best.attainment);
+  CHECK_FALSE(s.from_start->meets);
+
+  // A fleet already warm on that many starts as it runs; without the option nothing is run.
+  auto warm = best_static_fleet(one_variant_fleet(s.best.replicas[0], 300, 120), opener, slo, o);
+  REQUIRE(warm.ok());
+  CHECK(warm.value().best.replicas == s.best.replicas);
+  CHECK_FALSE(warm.value().from_start);
+  o.from_start = false;
+  auto off = best_static_fleet(one_variant_fleet(1, 300, 120), opener, slo, o);
+  REQUIRE(off.ok());
+  CHECK_FALSE(off.value().from_start);
+  CHECK(off.value().probes == s.probes - 1);
+}

@@ -138,3 +138,22 @@ TEST_CASE("A document without the policy or the static fleet is an error naming 
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(missing.error().message, Catch::Contains("static_fleet.best.gpu_hours"));
 }
+
+TEST_CASE("The static fleet's attainment from the start is read per seed, and only where every seed has it") {
+  std::vector<json> per_seed;
+  for (double a : {0.93, 0.95, 0.91}) {
+    json s = seed_summary({{"hybrid", 0.8, 30}, {"fixed", 0.5, 15}}, 40);
+    s["static_fleet"]["from_start"] = {{"attainment", a}, {"gpu_hours", 41}};
+    per_seed.push_back(s);
+  }
+  auto v = judge_slo_targets(seeds_document(per_seed), {});
+  REQUIRE(v.ok());
+  REQUIRE(v->static_from_start_attainment.has_value());
+  CHECK(v->static_from_start_attainment->median == Approx(0.93));
+  CHECK(v->static_from_start_attainment->worst == Approx(0.91));
+  // A document written before the figure existed (or missing it at a seed) has none.
+  per_seed[1]["static_fleet"].erase("from_start");
+  auto older = judge_slo_targets(seeds_document(per_seed), {});
+  REQUIRE(older.ok());
+  CHECK_FALSE(older->static_from_start_attainment.has_value());
+}
