@@ -618,6 +618,19 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
         s->tail_bound = false;
         s->itl_sized_ms = 0;
       }
+      // A model that has found no rate within the SLO for most of its recent ticks has
+      // nothing to say, but a rate the replicas served within it in the last half hour
+      // at this request shape still stands: without it the variant counts as no supply
+      // (DeepSeek-R1 day, seed 6: eleven H100 that had served 2.85 req/s each were
+      // counted as none after a backlog, fifteen A100 were bought and the H100 released).
+      if (!(s->capacity_rps > 0) && shown_ever > 0) {
+        s->capacity_rps = shown_ever;
+        s->served_floor = false;
+        s->refuted = false;
+        s->demonstrated = true;
+        s->tail_bound = false;
+        s->itl_sized_ms = 0;
+      }
       if (s->capacity_rps > 0) {
         s->release_rps = shown_ever > 0 ? std::min(s->capacity_rps, kTrustBeyondShown * shown_ever) : s->capacity_rps;
         const bool counts = seen.usable && steady_load && !drained_lately;

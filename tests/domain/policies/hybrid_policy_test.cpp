@@ -985,3 +985,29 @@ TEST_CASE("hybrid's safe start sizes a miss behind a queue, not one in the windo
   CHECK_THAT(drained[0].reason.text(), Catch::Contains("measured latency would ask for 3, but the requests finishing in "
                                                        "the windows after a backlog ran in the batch it filled"));
 }
+
+TEST_CASE("hybrid counts a variant its model has not sized for most recent ticks by what its replicas served") {
+  // A model pushed where it finds no rate within the SLO (a batch of one over the ITL
+  // target) gives zeros, which soon are most of the recent figures. The replicas showed
+  // 7.5 req/s each within the SLO minutes before; counted as no supply instead, the
+  // fleet would be bought again on the other variant (DeepSeek-R1 day, seed 6: fifteen
+  // A100 bought for eleven H100, which were then released).
+  HybridPolicy a(config());
+  const Fleet f{3, 0, 0};
+  warm_up(a, f, 6);
+  a.tick(served_at(300, f, 7.5, 18));
+  nlohmann::json saved = a.save_state();
+  nlohmann::json& tuner = saved["variants"][0]["memory"]["tuner"];
+  REQUIRE(tuner.is_object());
+  tuner["params"]["alpha"] = 100.0;  // ms: a batch of one over the 40 ms ITL target
+  HybridPolicy b(config());
+  REQUIRE(b.restore_state(saved).ok());
+  std::vector<Decision> d;
+  // Within the SLO, not well inside it (no served floor): 30 ms against 40.
+  for (int t = 11; t < 20; ++t) d = b.tick(served_at(30.0 * t, f, 6, 30));
+  INFO(d[0].reason.text());
+  CHECK(d[0].reason.kind() == "hybrid.sized");
+  CHECK(d[0].target_replicas >= 3);
+  CHECK(d[1].target_replicas == 0);
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("as served within the SLO in the last half hour"));
+}
