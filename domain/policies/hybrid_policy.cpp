@@ -609,22 +609,14 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       // it: sized to it at light load, a fleet meets the next step with less headroom
       // than the rate it was shown at leaves.
       const double shown_ever = rates_near(memory.demonstrated, key, arriving, ShapeReach::kLighter).highest;
-      const double shown = missing_slo ? shown_ever : 0;
+      // So too where the model has found no rate within the SLO for most of its recent
+      // ticks: it has nothing to say, and without the rate shown the variant counts as
+      // no supply (DeepSeek-R1 day, seed 6: eleven H100 that had served 2.85 req/s each
+      // were counted as none after a backlog, fifteen A100 were bought and the H100
+      // released).
+      const double shown = missing_slo || !(s->capacity_rps > 0) ? shown_ever : 0;
       if (shown > s->capacity_rps) {
         s->capacity_rps = shown;
-        s->served_floor = false;
-        s->refuted = false;
-        s->demonstrated = true;
-        s->tail_bound = false;
-        s->itl_sized_ms = 0;
-      }
-      // A model that has found no rate within the SLO for most of its recent ticks has
-      // nothing to say, but a rate the replicas served within it in the last half hour
-      // at this request shape still stands: without it the variant counts as no supply
-      // (DeepSeek-R1 day, seed 6: eleven H100 that had served 2.85 req/s each were
-      // counted as none after a backlog, fifteen A100 were bought and the H100 released).
-      if (!(s->capacity_rps > 0) && shown_ever > 0) {
-        s->capacity_rps = shown_ever;
         s->served_floor = false;
         s->refuted = false;
         s->demonstrated = true;
