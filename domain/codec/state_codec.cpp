@@ -292,6 +292,9 @@ json encode_memory_body(const HybridMemory& m) {
     for (const auto& [variant, j] : m.judged_short) held[variant] = {j.at_s, j.rps};
   }
   if (!m.released_at_s.empty()) out["released_at_s"] = m.released_at_s;
+  if (m.headroom != MissHeadroom{}) {
+    out["headroom"] = {m.headroom.requests, m.headroom.missed, m.headroom.extra, m.headroom.spent_until_s};
+  }
   if (!m.surges.empty()) {
     json& surges = out["surges"] = json::array();
     for (const DemandSurge& e : m.surges) {
@@ -352,6 +355,14 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
       }
     }
     if (r.has("released_at_s")) m.released_at_s = read_by_variant<double>(r.at("released_at_s"));
+    if (r.has("headroom")) {
+      const FieldReader e = r.at("headroom");
+      if (e.size() != 4) e.fail("must be [requests, missed, extra, spent_until_s]");
+      m.headroom = {e.at(0).number(), e.at(1).number(), e.at(2).number(), e.at(3).number()};
+      if (!valid_counts(m.headroom)) e.fail("must hold finite numbers, requests >= missed >= 0, spent_until_s >= 0");
+      if (!(m.headroom.extra >= 0 && m.headroom.extra <= kMaxExtraHeadroom))
+        e.at(2).fail("must be within [0, " + std::to_string(kMaxExtraHeadroom) + "]");
+    }
     if (r.has("surges")) {
       const FieldReader surges = r.at("surges");
       for (std::size_t i = 0; i < surges.size(); ++i) {

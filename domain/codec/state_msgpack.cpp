@@ -311,8 +311,9 @@ void write_rates(MsgpackWriter& w, const History<DemonstratedRate>& rates) {
 }
 
 void write_memory(MsgpackWriter& w, const HybridMemory& m) {
+  const bool headroom = m.headroom != MissHeadroom{};
   w.map(8 + (m.demonstrated.empty() ? 0 : 1) + (m.refuted.empty() ? 0 : 1) + (m.surges.empty() ? 0 : 1) +
-        (m.judged_short.empty() ? 0 : 1) + (m.released_at_s.empty() ? 0 : 1));
+        (m.judged_short.empty() ? 0 : 1) + (m.released_at_s.empty() ? 0 : 1) + (headroom ? 1 : 0));
   w.string("correction");
   write_by_name(w, m.correction, [&](double k) { w.number(k); });
   if (!m.demonstrated.empty()) {  // as before they were remembered when there are none
@@ -321,6 +322,10 @@ void write_memory(MsgpackWriter& w, const HybridMemory& m) {
   }
   w.string("forecast");
   write_forecast(w, m.forecast);
+  if (headroom) {  // as before it was learned when there is none
+    w.string("headroom");
+    write_numbers(w, std::array{m.headroom.requests, m.headroom.missed, m.headroom.extra, m.headroom.spent_until_s});
+  }
   w.string("itl_windows");
   write_by_name(w, m.itl_windows, [&](const ItlEvidence& e) { write_itl_evidence(w, e); });
   if (!m.judged_short.empty()) {  // as before it was remembered when there is none
@@ -856,7 +861,7 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     return m;
   }
   if (kind == "hybrid") {
-    if (members < 8 || members > 13) throw MsgpackMismatch();
+    if (members < 8 || members > 14) throw MsgpackMismatch();
     HybridMemory m;
     // Whether the next member is `name`, one written only when it has entries.
     const auto next_is = [&](std::string_view name) {
@@ -871,6 +876,13 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     }
     r.key("forecast");
     m.forecast = read_forecast(r);
+    if (next_is("headroom")) {
+      r.key("headroom");
+      r.array(4);
+      m.headroom = {r.number(), r.number(), r.number(), r.number()};  // a braced list reads left to right
+      if (!valid_counts(m.headroom) || !(m.headroom.extra >= 0 && m.headroom.extra <= kMaxExtraHeadroom))
+        throw MsgpackMismatch();
+    }
     r.key("itl_windows");
     m.itl_windows = read_by_name<ItlEvidence>(r, [&] { return read_itl_evidence(r); });
     if (next_is("judged_short")) {
@@ -898,7 +910,7 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     r.key("starting_since");
     m.starting_since = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
     if (members == 9u + !m.demonstrated.empty() + !m.refuted.empty() + !m.judged_short.empty() +
-                       !m.released_at_s.empty()) {
+                       !m.released_at_s.empty() + (m.headroom != MissHeadroom{})) {
       r.key("surges");
       const std::size_t n = r.array();
       for (std::size_t i = 0; i < n; ++i) {

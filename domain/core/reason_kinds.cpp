@@ -23,6 +23,10 @@ std::string render_hybrid(const Reason& r) {
   if (find_figure(r, "surge_hold_rps")) {
     text += fill(r, ", {surge_hold_rps} req/s held for a rise within the cooldown and a start-up");
   }
+  if (find_figure(r, "headroom")) {
+    text += fill(r, ", capacity bought and kept at {headroom}x the demand (the SLO's error budget spent at "
+                    "{budget_burn}x its pace over the last half hour)");
+  }
   if (find_figure(r, "spare_replica_rps")) {
     text += fill(r, ", one replica's {spare_replica_rps} req/s kept spare (a single replica, or a fleet under a GPU "
                     "budget, is short for a start-up when it loses one)");

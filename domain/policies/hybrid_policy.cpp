@@ -687,7 +687,16 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   bool within_noise = demand > supply && demand <= supply + noise;
   signal.required = std::max(0.0, demand - supply - noise);
   const double held = std::max(peak, surge);  // the rate capacity is kept for
-  const double keep_rps = held * (1 + kSpareMargin);
+  // Where the traffic's steps spend the SLO's error budget, capacity is bought to and
+  // kept at a headroom over the demand that they have shown to need (hybrid_headroom.hpp).
+  memory.headroom = next_headroom(memory.headroom, count_itl_misses(m, config.slo, max_sample_age_s(interval_s)),
+                                  config.tail_probability, now_s, interval_s);
+  const double head = 1 + kSpareMargin + memory.headroom.extra;
+  const double keep_rps = held * head;
+  if (memory.headroom.extra > 0 && demand * head > supply) {
+    signal.required = std::max(signal.required, demand * head - supply);
+    within_noise = false;
+  }
   // A small fleet keeps one replica spare: demand is carried without its largest one.
   // While requests wait the backlog sizes the fleet instead.
   const bool spare_counts = !queued && demand > 0;
@@ -761,6 +770,10 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     figures.emplace_back("backlog_ahead", backlog_ahead);
     figures.emplace_back("peak_rps", peak);
     if (surge > peak) figures.emplace_back("surge_hold_rps", surge);  // only where it holds more
+    if (memory.headroom.extra > 0) {
+      figures.emplace_back("headroom", head);
+      figures.emplace_back("budget_burn", budget_burn(memory.headroom, config.tail_probability));
+    }
     if (std::max(spare_bought, kept_spare) > 0) figures.emplace_back("spare_replica_rps", std::max(spare_bought, kept_spare));
     figures.emplace_back("keep_s", keep_s);
     figures.emplace_back("supply_rps", supply);

@@ -18,6 +18,7 @@
 #include "domain/core/history.hpp"
 #include "domain/forecast/demand_memory.hpp"
 #include "domain/forecast/demand_surges.hpp"
+#include "domain/policies/hybrid_headroom.hpp"
 #include "domain/forecast/holt_predictor.hpp"
 #include "domain/forecast/traffic_forecast.hpp"
 #include "domain/model/ekf_tuner.hpp"
@@ -54,6 +55,8 @@ struct HybridMemory {
   DemandHistory recent_demand;
   // Surges of the traffic within a horizon, while they recur (demand_surges.hpp).
   DemandSurges surges;
+  // The headroom the SLO's spent error budget has asked for (hybrid_headroom.hpp).
+  MissHeadroom headroom;
   // Recent per-replica capacity estimates per variant: the median sizes the fleet, so
   // one tick's drifting fit does not move replicas.
   std::map<std::string, History<double>> recent_capacity;

@@ -98,6 +98,33 @@ TEST_CASE("a malformed MessagePack state is refused naming the field, and a rest
   CHECK(policy.save_state_msgpack() == before);
 }
 
+TEST_CASE("hybrid's learned headroom is written as the JSON document converted, read back, and refused out of range") {
+  const std::vector<TickInput> inputs = recorded_inputs("budget");
+  DrivenPolicy policy(find_policy("hybrid").value(), PolicyConfig{});
+  for (const TickInput& in : inputs) policy.tick(in);
+  auto memory = decode_fleet_memory_msgpack("hybrid", policy.save_state_msgpack());
+  REQUIRE(memory.ok());
+  REQUIRE_FALSE(memory.value().models.empty());
+  HybridMemory& hybrid = std::get<HybridMemory>(memory.value().models.begin()->second.policy);
+  hybrid.headroom = {1234.5, 61.25, 0.2, 7200.5};
+
+  const std::vector<std::uint8_t> bytes = encode_fleet_memory_msgpack("hybrid", memory.value());
+  CHECK(bytes == json::to_msgpack(encode_fleet_memory("hybrid", memory.value())));
+  const auto read = decode_fleet_memory_msgpack("hybrid", bytes);
+  REQUIRE(read.ok());
+  CHECK(std::get<HybridMemory>(read.value().models.begin()->second.policy).headroom == hybrid.headroom);
+
+  json doc = encode_fleet_memory("hybrid", memory.value());
+  doc["models"][0]["policy"]["headroom"][2] = 0.9;
+  auto refused = decode_fleet_memory_msgpack("hybrid", json::to_msgpack(doc));
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("models[0].policy.headroom[2]"));
+  doc["models"][0]["policy"]["headroom"] = {10, 20, 0.1, 0};  // more missed than served
+  refused = decode_fleet_memory_msgpack("hybrid", json::to_msgpack(doc));
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.error().message, Catch::Contains("models[0].policy.headroom"));
+}
+
 }  // namespace capstan
 
 namespace capstan {

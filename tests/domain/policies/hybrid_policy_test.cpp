@@ -1011,3 +1011,45 @@ TEST_CASE("hybrid counts a variant its model has not sized for most recent ticks
   CHECK(d[1].target_replicas == 0);
   CHECK_THAT(d[0].reason.text(), Catch::Contains("as served within the SLO in the last half hour"));
 }
+
+namespace {
+
+// The cheap variant's pods report per-request ITLs of which `late` of 300 are over a
+// 40 ms target.
+TickInput late_share(TickInput in, double late = 9) {
+  for (PodMetrics& pod : in.models[0].variants[0].state.pods)
+    pod.request_itl = {{10, 25, 40, 60, 80}, {0, 150, 300 - late, 300 - late / 3, 300}, 300, 300 * pod.avg_itl_ms};
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("hybrid buys and keeps the headroom that misses spending the SLO's error budget again ask for, and says so") {
+  // Two hours of windows in which 3 % of the requests missed a 1 % budget, two hours
+  // within it, then two more hours of misses. The same state with the headroom it
+  // learned taken out decides the next tick at the margin alone: the difference is the
+  // learned headroom's.
+  PolicyConfig c = config();
+  c.tail_probability = 0.01;
+  HybridPolicy learned(c);
+  const Fleet f{3, 0, 0};
+  for (int t = 0; t < 720; ++t) {
+    const double late = t < 240 || t >= 480 ? 9 : 0;
+    learned.tick(late_share(tick_at(30.0 * t, f, 12 * (1 + 0.02 * (t % 3))), late));
+  }
+  nlohmann::json state = learned.save_state();
+  REQUIRE(state["models"][0]["policy"].contains("headroom"));
+  state["models"][0]["policy"].erase("headroom");
+  HybridPolicy margin_only(c);
+  REQUIRE(margin_only.restore_state(state).ok());
+
+  const TickInput next = late_share(tick_at(30.0 * 720, f, 12));
+  const auto a = learned.tick(next);
+  const auto b = margin_only.tick(next);
+  INFO(a[0].reason.text());
+  INFO(b[0].reason.text());
+  CHECK(a[0].target_replicas + a[1].target_replicas > b[0].target_replicas + b[1].target_replicas);
+  CHECK_THAT(a[0].reason.text(), Catch::Contains("capacity bought and kept at 1.5x the demand (the SLO's error budget "
+                                                 "spent at 2.9"));
+  CHECK_THAT(b[0].reason.text(), !Catch::Contains("error budget"));
+}
