@@ -693,8 +693,10 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
                                   config.tail_probability, now_s, interval_s);
   const double head = 1 + kSpareMargin + memory.headroom.extra;
   const double keep_rps = held * head;
-  if (memory.headroom.extra > 0 && demand * head > supply) {
-    signal.required = std::max(signal.required, demand * head - supply);
+  // Less than the arrivals' noise over supply buys nothing here either: without it, a
+  // burst at a fleet's edge bought a replica to release it after (`burst-recur`, seed 7).
+  if (memory.headroom.extra > 0 && demand * head > supply + noise) {
+    signal.required = std::max(signal.required, demand * head - supply - noise);
     within_noise = false;
   }
   // A small fleet keeps one replica spare: demand is carried without its largest one.
