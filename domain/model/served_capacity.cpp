@@ -9,9 +9,8 @@ bool within(double observed_ms, double target_ms, double share) {
   return target_ms <= 0 || (std::isfinite(observed_ms) && observed_ms >= 0 && observed_ms <= share * target_ms);
 }
 
-// The share of a pod's finished requests whose own ITL was over target_ms, counted
-// from the largest histogram bound at or below it (an over-count when the target is
-// not a bound); nothing when the pod reports no per-request ITL or no bound fits.
+}  // namespace
+
 std::optional<double> share_over(const WindowHistogram& h, double target_ms) {
   if (h.empty() || !std::isfinite(h.count) || target_ms <= 0) return std::nullopt;
   std::optional<double> at_or_below;
@@ -21,8 +20,6 @@ std::optional<double> share_over(const WindowHistogram& h, double target_ms) {
   if (!at_or_below) return std::nullopt;
   return 1 - *at_or_below / h.count;
 }
-
-}  // namespace
 
 std::optional<double> served_within_slo_rps(const VariantState& variant, const SloTargets& slo,
                                             double max_sample_age_s, double warm_up_s, double tail_probability,

@@ -23,6 +23,11 @@ namespace capstan {
 
 inline constexpr double kServedLatencyShare = 0.6;
 
+// The share of a pod's finished requests whose own ITL was over target_ms, counted
+// from the largest histogram bound at or below it (an over-count when the target is
+// not a bound); nothing when the pod reports no per-request ITL or no bound fits.
+std::optional<double> share_over(const WindowHistogram& h, double target_ms);
+
 // Per-replica req/s served within the SLO, or nothing when any fresh ready replica
 // that has been sent requests misses the conditions above (one with no arrivals and
 // none running, just ready, is left out), none serves traffic, or a sample is older than

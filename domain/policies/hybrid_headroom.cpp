@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "domain/core/variant_state.hpp"
+#include "domain/model/served_capacity.hpp"
 
 namespace capstan {
 
@@ -13,16 +14,11 @@ MissCount count_itl_misses(const ModelTickInput& model, const SloTargets& slo, d
   for (const VariantTickInput& v : model.variants) {
     for (const PodMetrics* p : ready_pods(v.state)) {
       const WindowHistogram& h = p->request_itl;
-      if (!(p->sample_age_s <= max_sample_age_s) || h.empty() || !std::isfinite(h.count)) continue;
-      // Within: the largest bound at or below the target (an over-count of the misses
-      // when the target is not a bound); none fits, and nothing is known of this pod.
-      double within = -1;
-      for (std::size_t i = 0; i < h.upper_bounds_ms.size() && i < h.cumulative.size(); ++i) {
-        if (h.upper_bounds_ms[i] <= slo.itl_ms) within = h.cumulative[i];
-      }
-      if (within < 0) continue;
+      if (!(p->sample_age_s <= max_sample_age_s)) continue;
+      const auto over = share_over(h, slo.itl_ms);  // none: nothing is known of this pod
+      if (!over) continue;
       count.requests += h.count;
-      count.missed += std::clamp(h.count - within, 0.0, h.count);
+      count.missed += std::clamp(h.count * *over, 0.0, h.count);
     }
   }
   return count;
