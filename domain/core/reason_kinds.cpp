@@ -38,6 +38,10 @@ std::string render_hybrid(const Reason& r) {
     text += fill(r, " (at a steady load, a spare within {tolerance} of the supply is the capacity figure's scatter: "
                     "nothing released)");
   }
+  if (find_figure(r, "bought_to_rps")) {
+    text += fill(r, ", bought to {bought_to_rps} req/s, a tenth over the demand (at a steady load a fleet of many "
+                    "replicas bought to the demand alone buys again at the capacity figure's next dip)");
+  }
   if (find_figure(r, "release_held_rps")) {
     text += fill(r, ", a release counts each replica at most {release_held_rps} req/s less the margin (the load it "
                     "fell short at after a release)");

@@ -1,6 +1,8 @@
 #include "domain/policies/hybrid_policy.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -896,6 +898,35 @@ TEST_CASE("hybrid at a steady load releases nothing within a tenth of the supply
   const double releases = (24 - 4) * k / 1.15;
   r.tick(tick_at(330, big, releases));
   CHECK(r.tick(tick_at(360, big, releases))[0].target_replicas < 24);
+}
+
+TEST_CASE("hybrid at a steady load buys a fleet of many replicas to a tenth over the demand, a small one to the demand") {
+  // Two ticks at a load over what the fleet carries: the second is steady and still
+  // short, as the fixture's fleet does not grow. What it buys to, and why, per size.
+  const auto bought = [](int replicas) {
+    HybridPolicy p(config());
+    const Fleet f{replicas, 0, 0};
+    warm_up(p, f, 2.5 * replicas);
+    const double rps = replicas * capstan::testing::overloaded_rps(config().slo, 1.1);
+    p.tick(tick_at(330, f, rps));
+    return p.tick(tick_at(360, f, rps))[0];
+  };
+  const auto figure = [](const Decision& d, const char* name) {
+    const Figure::Value* v = find_figure(d.reason, name);
+    return v ? std::get<double>(*v) : 0.0;
+  };
+  const Decision big = bought(14);  // a replica is under a tenth of the supply
+  INFO(big.reason.text());
+  REQUIRE(figure(big, "demand_rps") > 0);
+  CHECK(figure(big, "bought_to_rps") == Approx(1.1 * figure(big, "demand_rps")));
+  CHECK(big.target_replicas == static_cast<int>(std::ceil(figure(big, "bought_to_rps") / capacity_of(big))));
+  CHECK(big.target_replicas > static_cast<int>(std::ceil(figure(big, "demand_rps") / capacity_of(big))));
+  CHECK_THAT(big.reason.text(), Catch::Contains("a tenth over the demand"));
+  const Decision small = bought(4);  // a replica is more than the band
+  INFO(small.reason.text());
+  CHECK(small.target_replicas > 4);
+  CHECK(find_figure(small.reason, "bought_to_rps") == nullptr);
+  CHECK(small.target_replicas == static_cast<int>(std::ceil(figure(small, "demand_rps") / capacity_of(small))));
 }
 
 TEST_CASE("hybrid releases no further than a load its model found short after a release, while the SLO was missed") {
