@@ -20,6 +20,10 @@ std::string render_hybrid(const Reason& r) {
                       "demand {demand_rps} req/s (forecast {forecast_rps} req/s at t+{horizon_s:r} s, observed "
                       "{observed_rps} req/s + backlog {backlog}, {backlog_ahead:r} when new replicas are ready), "
                       "peak {peak_rps} req/s over the last {keep_s:r} s, supply {supply_rps} req/s");
+  if (find_figure(r, "over_routed")) {
+    text += fill(r, " without {over_routed} (the router sends each of its replicas {over_routed_rps} req/s, over the "
+                    "{over_routed_capacity_rps} it carries within the SLO, and their requests miss it)");
+  }
   if (find_figure(r, "surge_hold_rps")) {
     text += fill(r, ", {surge_hold_rps} req/s held for a rise within the cooldown and a start-up");
   }

@@ -500,6 +500,34 @@ RatesNear rates_near(const std::map<std::string, History<DemonstratedRate>>& mem
   return out;
 }
 
+// The rate per replica the router sends a variant whose replicas carry less, when their
+// pods miss the SLO there by their own means and the model has ready replicas of a more
+// cost-efficient variant to buy instead; 0 otherwise. The router spreads requests by
+// outstanding work, not by what each variant carries within the SLO: on the DeepSeek-R1
+// day (seed 7) it sent the one A100 beside three H100 1.8 req/s, 0.64 of an H100's share,
+// where the A100 carries 1.38, and every request on it missed the ITL target for half an
+// hour while the supply, counted at 1.38, covered the demand. Such a variant adds
+// nothing the SLO can use. Without a better variant sized to buy, the purchase would go
+// to the same variant (the Azure code trace, seed 5: unsized H100s beside A100s that
+// missed, and twelve more A100s bought).
+double over_routed_rps(const ModelTickInput& m, const std::vector<std::optional<ReplicaSizing>>& sizes, size_t i,
+                       const SloTargets& slo, double age_s, double warm_up_s) {
+  const VariantState& v = m.variants[i].state;
+  if (!sizes[i] || !(sizes[i]->capacity_rps > 0) || !(v.spec.cost_per_replica > 0)) return 0;
+  const double efficiency = sizes[i]->capacity_rps / v.spec.cost_per_replica;
+  bool better = false;
+  for (size_t j = 0; j < m.variants.size(); ++j) {
+    const VariantState& o = m.variants[j].state;
+    better = better || (j != i && sizes[j] && ready_replicas(o) > 0 &&
+                        sizes[j]->capacity_rps / o.spec.cost_per_replica > efficiency);
+  }
+  if (!better) return 0;
+  const auto pods = pooled_latency(v, age_s, warm_up_s);
+  if (!pods || !(pods->rps > sizes[i]->capacity_rps)) return 0;
+  const bool missed = (slo.ttft_ms > 0 && pods->ttft_ms > slo.ttft_ms) || (slo.itl_ms > 0 && pods->itl_ms > slo.itl_ms);
+  return missed ? pods->rps : 0;
+}
+
 std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<const VariantView> views,
                                           const PolicyConfig& config, const TickTime& time, HybridMemory& memory,
                                           std::vector<TickEvent>& events) {
@@ -657,13 +685,26 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   signal.demand = demand;
   double supply = 0, ready_supply = 0, trusted_supply = 0;
   bool any_capacity = false;
+  // A variant the router sends more than it carries, missing the SLO there, is counted as
+  // no supply (over_routed_rps): the purchase goes to the variant that carries its share,
+  // and it is released, least cost-efficient, once the rest carry the demand without it.
+  const std::string* over_routed = nullptr;
+  double over_routed_at = 0, over_routed_capacity = 0;
   for (size_t i = 0; i < m.variants.size(); ++i) {
     const VariantState& v = m.variants[i].state;
     const double cap = sizes[i] ? sizes[i]->capacity_rps : 0;
     any_capacity = any_capacity || cap > 0;
-    supply += cap * v.current_replicas;  // starting replicas are coming capacity
-    ready_supply += cap * ready_replicas(v);
-    trusted_supply += (sizes[i] ? sizes[i]->release_rps : 0) * v.current_replicas;
+    const double routed =
+        over_routed_rps(m, sizes, i, config.slo, max_sample_age_s(interval_s), TunerConfig{}.transient_delay_s);
+    if (routed > 0 && !over_routed) {
+      over_routed = &v.spec.name;
+      over_routed_at = routed;
+      over_routed_capacity = cap;
+    }
+    const double counted = routed > 0 ? 0 : cap;
+    supply += counted * v.current_replicas;  // starting replicas are coming capacity
+    ready_supply += counted * ready_replicas(v);
+    trusted_supply += (routed > 0 || !sizes[i] ? 0 : sizes[i]->release_rps) * v.current_replicas;
     signal.variants.push_back({v.spec.name, cap, v.spec.cost_per_replica, v.current_replicas, v.pending_replicas,
                                v.spec.min_replicas, v.spec.max_replicas, v.spec.gpus_per_replica});
   }
@@ -801,6 +842,11 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     if (within_noise) figures.emplace_back("noise_rps", noise);
     if (within_tolerance) figures.emplace_back("tolerance", kTolerance);
     if (bought_to > 0) figures.emplace_back("bought_to_rps", bought_to);
+    if (over_routed) {
+      figures.emplace_back("over_routed", *over_routed);
+      figures.emplace_back("over_routed_rps", over_routed_at);
+      figures.emplace_back("over_routed_capacity_rps", over_routed_capacity);
+    }
     if (sizes[i] && sizes[i]->release_held_rps > 0) figures.emplace_back("release_held_rps", sizes[i]->release_held_rps);
     if (sizes[i]) {
       const ReplicaSizing& z = *sizes[i];

@@ -1083,3 +1083,46 @@ TEST_CASE("hybrid buys and keeps the headroom that misses spending the SLO's err
                                                  "spent at 2.9"));
   CHECK_THAT(b[0].reason.text(), !Catch::Contains("error budget"));
 }
+
+namespace {
+
+// Ten ticks of `rps` on three cheap replicas and one dear, then a tick at which the
+// router sends the pod of `over` (0 cheap, 1 dear) 1.3x lambda* at a mean ITL half over
+// the target, and the rest to the others, which meet it.
+std::vector<Decision> over_routed_tick(size_t over) {
+  HybridPolicy p(config());
+  const Fleet f{3, 1, 0};
+  const double c = capstan::testing::overloaded_rps(config().slo, 1.0);
+  warm_up(p, f, 3.2 * c);
+  TickInput in = tick_at(330, f, 3.2 * c);
+  const double rest = (3.2 * c - 1.3 * c) / 3;
+  for (size_t v = 0; v < 2; ++v) {
+    for (PodMetrics& pod : in.models[0].variants[v].state.pods) {
+      const bool is_over = v == over && &pod == &in.models[0].variants[v].state.pods.front();
+      pod = capstan::testing::pod_at(pod.pod, is_over ? c : rest);
+      if (!is_over) continue;
+      pod.arrival_rate_rps = 1.3 * c;  // past saturation, so not the fixture's prediction
+      pod.avg_itl_ms = 1.5 * config().slo.itl_ms;
+    }
+  }
+  return p.tick(in);
+}
+
+}  // namespace
+
+TEST_CASE("hybrid counts no supply from a variant the router sends more than it carries, where a better one can carry it") {
+  // The dear variant's pod is sent 1.3x what it carries and misses the ITL target by its
+  // mean, while the cheap variant's, as cost-efficient and cheaper, meet it: the supply
+  // leaves the dear one out, and the cheap one is bought for its share.
+  const auto d = over_routed_tick(1);
+  INFO(d[0].reason.text());
+  CHECK(d[0].target_replicas > 3);
+  CHECK_THAT(d[0].reason.text(), Catch::Contains("without dear (the router sends each of its replicas"));
+  CHECK(find_figure(d[0].reason, "over_routed_rps") != nullptr);
+  // The cheap variant over-routed is still counted: there is no better variant to buy
+  // in its place, and buying it would be buying more of the same.
+  const auto c = over_routed_tick(0);
+  INFO(c[0].reason.text());
+  CHECK(find_figure(c[0].reason, "over_routed") == nullptr);
+  CHECK(c[0].target_replicas + c[1].target_replicas <= 4);
+}
