@@ -4,13 +4,10 @@
 #include <cmath>
 
 namespace capstan {
-namespace {
 
-bool over(double measured_ms, double target_ms) {
+bool over_target(double measured_ms, double target_ms) {
   return target_ms > 0 && std::isfinite(measured_ms) && measured_ms > target_ms;
 }
-
-}  // namespace
 
 std::optional<LatencyVerdict> judge_latency(const VariantState& variant, const SloTargets& slo,
                                             double max_sample_age_s, double warm_up_s, bool backlog_waiting,
@@ -26,7 +23,7 @@ std::optional<LatencyVerdict> judge_latency(const VariantState& variant, const S
     // A TTFT over target with requests waiting is the backlog's (step 3 of hybrid sizes
     // it): after a burst the queue keeps TTFT high for minutes on replicas that are fine.
     const bool queued = backlog_waiting || p->queue_length > 1;
-    verdict.missed = verdict.missed || over(p->avg_itl_ms, slo.itl_ms) || (!queued && over(p->avg_ttft_ms, slo.ttft_ms));
+    verdict.missed = verdict.missed || over_target(p->avg_itl_ms, slo.itl_ms) || (!queued && over_target(p->avg_ttft_ms, slo.ttft_ms));
     verdict.queued = verdict.queued || queued;
     // A request stays in the batch for about its output tokens times the ITL (Little's
     // law). That undercounts a batch that turns over between scrapes, so what the pod

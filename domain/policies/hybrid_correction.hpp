@@ -39,6 +39,10 @@ inline constexpr double kShrinkWhileMissing = 0.85;  // per tick, all capacity t
 inline constexpr double kRelaxS = 3600;              // time constant back towards 1
 inline constexpr double kForgottenCorrection = 0.99; // at or above: back to 1, nothing kept
 
+// Whether a measured mean latency is over its target: a target of 0 is unconstrained,
+// and a measure that is not finite says nothing.
+bool over_target(double measured_ms, double target_ms);
+
 // What the fresh, warm, ready pods of a variant say about the SLO this window.
 struct LatencyVerdict {
   // The pods are sent more than the learned capacity says they serve: a miss is then

@@ -21,6 +21,7 @@
 #include "domain/forecast/traffic_forecast.hpp"
 #include "domain/policies/role_sizing.hpp"
 #include "domain/stages/release_bound.hpp"
+#include "domain/policies/hybrid_correction.hpp"
 #include "domain/policies/hybrid_safe_start.hpp"
 
 namespace capstan {
@@ -321,8 +322,8 @@ void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const Model
     const auto pooled = pooled_latency(v, age_s, warm_up_s);
     if (!pooled || !(seen.now.rate_rps > 0)) continue;
     const SloTargets& slo = config.slo;
-    const bool ttft_met = !(slo.ttft_ms > 0) || pooled->ttft_ms <= slo.ttft_ms;
-    const bool itl_met = !(slo.itl_ms > 0) || pooled->itl_ms <= slo.itl_ms;
+    const bool ttft_met = !over_target(pooled->ttft_ms, slo.ttft_ms);  // pooled means are finite
+    const bool itl_met = !over_target(pooled->itl_ms, slo.itl_ms);
     const double growth = std::max(1.0, demand_rps / seen.now.rate_rps);
     if (ttft_met && itl_met) {
       if (!(pooled->rps > over_model)) continue;
@@ -524,8 +525,7 @@ double over_routed_rps(const ModelTickInput& m, const std::vector<std::optional<
   if (!better) return 0;
   const auto pods = pooled_latency(v, age_s, warm_up_s);
   if (!pods || !(pods->rps > sizes[i]->capacity_rps)) return 0;
-  const bool missed = (slo.ttft_ms > 0 && pods->ttft_ms > slo.ttft_ms) || (slo.itl_ms > 0 && pods->itl_ms > slo.itl_ms);
-  return missed ? pods->rps : 0;
+  return over_target(pods->ttft_ms, slo.ttft_ms) || over_target(pods->itl_ms, slo.itl_ms) ? pods->rps : 0;
 }
 
 std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<const VariantView> views,
