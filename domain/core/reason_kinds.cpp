@@ -50,6 +50,10 @@ std::string render_hybrid(const Reason& r) {
     text += fill(r, ", a release counts each replica at most {release_held_rps} req/s less the margin (the load it "
                     "fell short at after a release)");
   }
+  if (find_figure(r, "unsteady_release_rps")) {
+    text += fill(r, ", a release counts each replica at most {unsteady_release_rps} req/s (the learned model's recent "
+                    "figures swing too much to release into beyond their lowest or what the replicas served)");
+  }
   if (number(r, "queued") > 0) text += fill(r, ", nothing released while {backlog} requests wait");
   if (!find_figure(r, "capacity_rps")) return text;
   text += fill(r, "; lambda* {capacity_rps} req/s per replica");
@@ -178,6 +182,10 @@ std::string role_sentence(const Reason& r) {
                      fill(r, " target, ISL {avg_input_tokens}, OSL {avg_output_tokens}), ") +
                      (std::isfinite(wait) ? fmt_num(wait) + " ms" : std::string("unbounded")) +
                      " observed queueing before " + role;
+  if (find_figure(r, "unsteady_release_rps")) {
+    text += fill(r, ", a release counts each replica at most {unsteady_release_rps} req/s (the learned model's recent "
+                    "figures swing too much to release into beyond their lowest or what the replicas served)");
+  }
   if (number(r, "queued") > 0) text += fill(r, ", nothing released while {backlog} requests wait");
   return text;
 }

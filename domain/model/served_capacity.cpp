@@ -24,7 +24,7 @@ std::optional<double> share_over(const WindowHistogram& h, double target_ms) {
 std::optional<double> served_within_slo_rps(const VariantState& variant, const SloTargets& slo,
                                             double max_sample_age_s, double warm_up_s, double tail_probability,
                                             double latency_share) {
-  double rate = 0;
+  double rate = 0, ttft = 0, itl = 0, counted = 0, over = 0;
   int pods = 0;
   for (const PodMetrics* p : ready_pods(variant)) {
     if (!(p->sample_age_s <= max_sample_age_s)) return std::nullopt;
@@ -34,15 +34,26 @@ std::optional<double> served_within_slo_rps(const VariantState& variant, const S
     // what the others serve: counted, it dropped `cold-fleet`'s capacity for a tick from
     // the 0.65 req/s 19 replicas served to a fit's 0.28, and bought 18 replicas.
     if (p->arrival_rate_rps == 0 && p->running == 0) continue;
-    if (!(p->arrival_rate_rps > 0)) return std::nullopt;
-    if (!(p->queue_length <= 1) || !within(p->avg_itl_ms, slo.itl_ms, latency_share) ||
-        !within(p->avg_ttft_ms, slo.ttft_ms, latency_share))
-      return std::nullopt;
-    if (auto over = share_over(p->request_itl, slo.itl_ms); over && *over > tail_probability) return std::nullopt;
+    if (!(p->arrival_rate_rps >= 0) || !(p->queue_length <= 1)) return std::nullopt;
+    // Sent nothing this window while still running a request (a long prompt's): a replica
+    // serving at a rate of zero now, with no latencies of its own to judge.
+    if (p->arrival_rate_rps == 0) {
+      ++pods;
+      continue;
+    }
+    if (!within(p->avg_itl_ms, slo.itl_ms, 1) || !within(p->avg_ttft_ms, slo.ttft_ms, 1)) return std::nullopt;
+    if (auto share = share_over(p->request_itl, slo.itl_ms)) {
+      counted += p->request_itl.count;
+      over += *share * p->request_itl.count;
+    }
     rate += p->arrival_rate_rps;
+    ttft += p->arrival_rate_rps * p->avg_ttft_ms;
+    itl += p->arrival_rate_rps * p->avg_itl_ms;
     ++pods;
   }
-  if (pods == 0) return std::nullopt;
+  if (!(rate > 0) || !within(itl / rate, slo.itl_ms, latency_share) || !within(ttft / rate, slo.ttft_ms, latency_share))
+    return std::nullopt;
+  if (counted > 0 && over / counted > tail_probability) return std::nullopt;
   return rate / pods;
 }
 

@@ -65,6 +65,9 @@ constexpr int kSmallFleetReplicas = 1;
 // A release counts each replica at no more than this times the highest rate per replica
 // it served within the SLO in the last half hour, at this request shape or a heavier one.
 constexpr double kTrustBeyondShown = 1.5;
+// Recent capacity figures whose lowest is under this share of the one a release would
+// count on swing too much to release into (a variant's last kCapacityWindow figures).
+constexpr double kUnsteadyFigures = 0.6;
 // A mean ITL at most this far over its target, with TTFT within and no queue, is a near
 // miss: the pods' own measure says how much lower a load meets it (hold_contradicted_growth).
 constexpr double kNearMissItl = 1.5;
@@ -86,6 +89,7 @@ struct ReplicaSizing {
   double decode_floor_ms = 0; // the learned model's decode step for a batch of one
   double release_rps = 0;     // per replica, the most a release counts on (kTrustBeyondShown)
   double release_held_rps = 0;  // > 0: a load found short after a release caps release_rps (hold_release)
+  bool unsteady_release = false;  // release_rps is the lowest recent figure: the figures swing (kUnsteadyFigures)
   bool unsized = false;       // the learned model found no rate within the SLO this tick: the median set it
 };
 
@@ -654,6 +658,20 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       }
       if (s->capacity_rps > 0) {
         s->release_rps = shown_ever > 0 ? std::min(s->capacity_rps, kTrustBeyondShown * shown_ever) : s->capacity_rps;
+        // A model whose recent figures swing by more than 1 / kUnsteadyFigures says as much
+        // about the next tick's figure as about this one's: a release counts a replica at
+        // no more than the lowest of them, or what the replicas served or showed if more.
+        // With prompts of 12k-20k tokens the fit put an H100 at 0.13 req/s, then at 0.25-0.31
+        // a tick later, where 24 replicas served 0.154 each (Mooncake, seed 1): the release
+        // to 17-20 on the higher figure missed the SLO and bought back to 32.
+        const double lowest = *std::min_element(history.begin(), history.end(), [](double a, double b) {
+          return (a > 0 ? a : HUGE_VAL) < (b > 0 ? b : HUGE_VAL);
+        });
+        const double steady_trust = std::max({lowest, shown_ever, served.value_or(0.0)});
+        if (lowest > 0 && lowest < kUnsteadyFigures * s->release_rps && steady_trust < s->release_rps) {
+          s->release_rps = steady_trust;
+          s->unsteady_release = true;
+        }
         const bool counts = seen.usable && steady_load && !drained_lately;
         hold_release(memory, key, *s, counts ? pooled_latency(v.state, age_s, warm_up_s) : std::nullopt,
                      missing_slo, now_s);
@@ -848,6 +866,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       figures.emplace_back("over_routed_capacity_rps", over_routed_capacity);
     }
     if (sizes[i] && sizes[i]->release_held_rps > 0) figures.emplace_back("release_held_rps", sizes[i]->release_held_rps);
+    if (sizes[i] && sizes[i]->unsteady_release) figures.emplace_back("unsteady_release_rps", sizes[i]->release_rps);
     if (sizes[i]) {
       const ReplicaSizing& z = *sizes[i];
       figures.emplace_back("capacity_rps", z.capacity_rps);

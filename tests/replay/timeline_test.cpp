@@ -40,7 +40,11 @@ TEST_CASE("timeline lists every decision once in time order with reason, SLO and
       CHECK(row.at("slo").at("source") == "explicit");
       CHECK(row.at("slo").at("ttft_ms") == 2000.0);
       CHECK(row.at("params").at("alpha_ms").get<double>() > 0);
-      CHECK(row.at("capacity").at("lambda_star_rps").get<double>() > 0);
+      // The learned model's own figure is 0 at a tick it finds no rate within the SLO at
+      // the request shape (docs/policies.md `hybrid` step 24); the rate it sized by is then
+      // its recent figures' median or a measured bound, never 0.
+      CHECK(row.at("capacity").at("lambda_star_rps").get<double>() >= 0);
+      CHECK(row.at("capacity").at("per_replica_rps").get<double>() > 0);
       CHECK(row.at("capacity").contains("demand_rps"));
     }
   }

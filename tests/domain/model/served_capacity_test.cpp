@@ -39,9 +39,11 @@ TEST_CASE("Replicas well inside both targets with no queue serve at least their 
   CHECK(*r == Approx(3.5));
 }
 
-TEST_CASE("No floor when any replica is near a target, queues, or reports nothing usable") {
-  CHECK_FALSE(served(variant({pod(3, 250, 39), pod(4, 300, 61)})));    // ITL above 0.6 x 100 ms
+TEST_CASE("No floor when the replicas' means are near a target, one is over it, queues, or reports nothing usable") {
+  CHECK_FALSE(served(variant({pod(3, 250, 55), pod(4, 300, 65)})));    // pooled ITL above 0.6 x 100 ms
   CHECK_FALSE(served(variant({pod(3, 1300, 39)})));                     // TTFT above 0.6 x 2 s
+  CHECK_FALSE(served(variant({pod(6, 250, 30), pod(1, 300, 101)})));   // one replica's ITL over the target
+  CHECK_FALSE(served(variant({pod(6, 250, 30), pod(1, 2100, 50)})));   // one replica's TTFT over the target
   CHECK_FALSE(served(variant({pod(3, 250, 39, 5)})));                   // a standing queue
   CHECK_FALSE(served(variant({pod(3, 250, NAN)})));                     // not finite
   CHECK_FALSE(served(variant({pod(0, 0, 0)})));                         // no traffic
@@ -49,6 +51,22 @@ TEST_CASE("No floor when any replica is near a target, queues, or reports nothin
   PodMetrics stale = pod(3, 250, 39);
   stale.sample_age_s = 300;
   CHECK_FALSE(served(variant({stale})));
+}
+
+TEST_CASE("The SLO counts requests, not replicas: one replica near a target among many within it still serves") {
+  // A long prompt raises the ITL of the requests batched with it on one replica: its
+  // mean is 70 ms, over 0.6 of the target, while the requests of all replicas together
+  // average 45 ms (Mooncake, 24 H100 at 0.154 req/s each, two of them over 0.6).
+  const auto r = served(variant({pod(3, 250, 39), pod(4, 300, 40), pod(3, 280, 70)}));
+  REQUIRE(r);
+  CHECK(*r == Approx(10.0 / 3));
+  // Their requests' own ITLs pooled: 2 of 300 over the target is within 0.01, not 2 of 100.
+  PodMetrics a = pod(3, 250, 39), b = pod(3, 250, 45), c = pod(3, 250, 41);
+  a.request_itl = {{50, 100, 150}, {100, 100, 100}, 100, 100 * 39.0};
+  b.request_itl = {{50, 100, 150}, {90, 98, 100}, 100, 100 * 45.0};
+  c.request_itl = a.request_itl;
+  CHECK(served_within_slo_rps(variant({a, b, c}), kSlo, 60, 120, 0.01));
+  CHECK_FALSE(served_within_slo_rps(variant({b}), kSlo, 60, 120, 0.01));
 }
 
 TEST_CASE("A target of 0 is not constrained, and a replica still warming up is left out") {
@@ -175,9 +193,14 @@ TEST_CASE("A ready replica the router has not sent anything yet neither counts n
   const auto judged_by_histograms = shown(variant({near, idle}));
   REQUIRE(judged_by_histograms);
   CHECK(*judged_by_histograms == Approx(9));
-  // One still running requests it was sent before the window is not idle.
+  // One still running requests it was sent before the window is not idle: it counts as a
+  // replica serving nothing this window, and spoils the figure only with a queue.
   PodMetrics draining = idle;
   draining.running = 3;
+  const auto with_draining = served(variant({pod(3, 250, 39), draining}));
+  REQUIRE(with_draining);
+  CHECK(*with_draining == Approx(1.5));
+  draining.queue_length = 2;
   CHECK_FALSE(served(variant({pod(3, 250, 39), draining})));
   CHECK_FALSE(served(variant({idle})));
 }

@@ -1126,3 +1126,31 @@ TEST_CASE("hybrid counts no supply from a variant the router sends more than it 
   CHECK(find_figure(c[0].reason, "over_routed") == nullptr);
   CHECK(c[0].target_replicas + c[1].target_replicas <= 4);
 }
+
+TEST_CASE("hybrid releases no further than the lowest of its recent capacity figures while they swing") {
+  // Eight replicas carry 8 req/s; the model puts one at about 5.5 at these 1000-token
+  // prompts and releases half. Two ticks of 6000-token prompts put its figure far lower:
+  // while that figure is among the recent ten, a release counts a replica at no more.
+  const Fleet f{8, 0, 0};
+  HybridPolicy steady(config()), swung(config());
+  for (int t = 0; t < 12; ++t) {
+    TickInput in = tick_at(30.0 * t, f, 8);
+    steady.tick(in);
+    if (t == 9 || t == 10) {
+      for (PodMetrics& pod : in.models[0].variants[0].state.pods) pod.avg_input_tokens = 6000;
+    }
+    swung.tick(in);
+  }
+  CHECK(steady.tick(tick_at(360, f, 8))[0].target_replicas <= 4);
+  const auto held = swung.tick(tick_at(360, f, 8));
+  INFO(held[0].reason.text());
+  CHECK(held[0].target_replicas > 4);
+  REQUIRE(find_figure(held[0].reason, "unsteady_release_rps"));
+  CHECK(std::get<double>(*find_figure(held[0].reason, "unsteady_release_rps")) < 0.6 * capacity_of(held[0]));
+  CHECK_THAT(held[0].reason.text(), Catch::Contains("recent figures swing too much to release into"));
+  // Once the low figures are older than the last ten, it releases by the model again.
+  for (int t = 13; t < 24; ++t) swung.tick(tick_at(30.0 * t, f, 8));
+  const auto released = swung.tick(tick_at(720, f, 8));
+  CHECK(released[0].target_replicas <= 4);
+  CHECK_FALSE(find_figure(released[0].reason, "unsteady_release_rps"));
+}
