@@ -866,7 +866,9 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       figures.emplace_back("over_routed_capacity_rps", over_routed_capacity);
     }
     if (sizes[i] && sizes[i]->release_held_rps > 0) figures.emplace_back("release_held_rps", sizes[i]->release_held_rps);
-    if (sizes[i] && sizes[i]->unsteady_release) figures.emplace_back("unsteady_release_rps", sizes[i]->release_rps);
+    // Said where it can bind: on a hold or a release, not on a purchase.
+    if (sizes[i] && sizes[i]->unsteady_release && r.target_replicas <= r.current_replicas)
+      figures.emplace_back("unsteady_release_rps", sizes[i]->release_rps);
     if (sizes[i]) {
       const ReplicaSizing& z = *sizes[i];
       figures.emplace_back("capacity_rps", z.capacity_rps);

@@ -1132,7 +1132,7 @@ TEST_CASE("hybrid releases no further than the lowest of its recent capacity fig
   // prompts and releases half. Two ticks of 6000-token prompts put its figure far lower:
   // while that figure is among the recent ten, a release counts a replica at no more.
   const Fleet f{8, 0, 0};
-  HybridPolicy steady(config()), swung(config());
+  HybridPolicy steady(config()), swung(config()), buying(config());
   for (int t = 0; t < 12; ++t) {
     TickInput in = tick_at(30.0 * t, f, 8);
     steady.tick(in);
@@ -1140,7 +1140,13 @@ TEST_CASE("hybrid releases no further than the lowest of its recent capacity fig
       for (PodMetrics& pod : in.models[0].variants[0].state.pods) pod.avg_input_tokens = 6000;
     }
     swung.tick(in);
+    buying.tick(in);
   }
+  // A purchase is not held by it, nor says it.
+  const auto bought = buying.tick(tick_at(360, f, 60, 5));
+  INFO(bought[0].reason.text());
+  CHECK(bought[0].target_replicas > 8);
+  CHECK_FALSE(find_figure(bought[0].reason, "unsteady_release_rps"));
   CHECK(steady.tick(tick_at(360, f, 8))[0].target_replicas <= 4);
   const auto held = swung.tick(tick_at(360, f, 8));
   INFO(held[0].reason.text());
