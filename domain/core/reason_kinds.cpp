@@ -182,10 +182,6 @@ std::string role_sentence(const Reason& r) {
                      fill(r, " target, ISL {avg_input_tokens}, OSL {avg_output_tokens}), ") +
                      (std::isfinite(wait) ? fmt_num(wait) + " ms" : std::string("unbounded")) +
                      " observed queueing before " + role;
-  if (find_figure(r, "unsteady_release_rps")) {
-    text += fill(r, ", a release counts each replica at most {unsteady_release_rps} req/s (the learned model's recent "
-                    "figures swing too much to release into beyond their lowest or what the replicas served)");
-  }
   if (number(r, "queued") > 0) text += fill(r, ", nothing released while {backlog} requests wait");
   return text;
 }
