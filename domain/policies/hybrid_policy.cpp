@@ -664,9 +664,10 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
         // With prompts of 12k-20k tokens the fit put an H100 at 0.13 req/s, then at 0.25-0.31
         // a tick later, where 24 replicas served 0.154 each (Mooncake, seed 1): the release
         // to 17-20 on the higher figure missed the SLO and bought back to 32.
-        const double lowest = *std::min_element(history.begin(), history.end(), [](double a, double b) {
-          return (a > 0 ? a : HUGE_VAL) < (b > 0 ? b : HUGE_VAL);
-        });
+        double lowest = 0;  // of the positive figures (a zero is an unsized tick's)
+        for (double figure : history) {
+          if (figure > 0 && (lowest == 0 || figure < lowest)) lowest = figure;
+        }
         const double steady_trust = std::max({lowest, shown_ever, served.value_or(0.0)});
         if (lowest > 0 && lowest < kUnsteadyFigures * s->release_rps && steady_trust < s->release_rps) {
           s->release_rps = steady_trust;
