@@ -56,7 +56,8 @@ constexpr std::string_view kFigures[] = {
     "best_cost_per_capacity", "useful_fraction", "demand", "supply", "queued", "observed_wait_ms",
     "predicted_ttft_ms", "max_prefill_per_decode", "scale_down_safe", "within_tolerance", "above", "ttft_correction",
     "itl_correction", "spare_replica_rps", "itl_ms", "tolerance", "release_held_rps", "headroom", "budget_burn",
-    "bought_to_rps", "over_routed", "over_routed_rps", "over_routed_capacity_rps", "unsteady_release_rps",};
+    "bought_to_rps", "over_routed", "over_routed_rps", "over_routed_capacity_rps", "unsteady_release_rps",
+    "small_fleet_release_rps",};
 
 // A table's names to their tags: open addressing over four times as many slots. A
 // decision looks up about twenty names as it is written (replay verify writes every

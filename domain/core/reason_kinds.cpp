@@ -54,6 +54,11 @@ std::string render_hybrid(const Reason& r) {
     text += fill(r, ", a release counts each replica at most {unsteady_release_rps} req/s (the learned model's recent "
                     "figures swing too much to release into beyond their lowest or what the replicas served)");
   }
+  if (find_figure(r, "small_fleet_release_rps")) {
+    text += fill(r, ", a release counts each replica at up to {small_fleet_release_rps} req/s, half the learned "
+                    "figure (a fleet of four or fewer is never released by 1.5x what its replicas were shown to "
+                    "serve)");
+  }
   if (number(r, "queued") > 0) text += fill(r, ", nothing released while {backlog} requests wait");
   if (!find_figure(r, "capacity_rps")) return text;
   text += fill(r, "; lambda* {capacity_rps} req/s per replica");

@@ -65,6 +65,14 @@ constexpr int kSmallFleetReplicas = 1;
 // A release counts each replica at no more than this times the highest rate per replica
 // it served within the SLO in the last half hour, at this request shape or a heavier one.
 constexpr double kTrustBeyondShown = 1.5;
+// At a steady load that bound can never release one replica of a fleet smaller than
+// 1 / (1 - (1 + kSpareMargin) / kTrustBeyondShown), about 4.3 replicas: one fewer
+// raises each one's load by n / (n - 1), more than the bound leaves over the margin.
+// There a release counts each replica at up to this share of the learned figure instead,
+// however little it was shown: at half, a figure twice too high still releases nothing
+// the rest cannot carry (the learned figure was found up to a third high).
+constexpr double kSmallFleetTrust = 0.5;
+constexpr double kSmallFleetBelow = 1 / (1 - (1 + kSpareMargin) / kTrustBeyondShown);
 // Recent capacity figures whose lowest is under this share of the one a release would
 // count on swing too much to release into (a variant's last kCapacityWindow figures).
 constexpr double kUnsteadyFigures = 0.6;
@@ -90,6 +98,7 @@ struct ReplicaSizing {
   double release_rps = 0;     // per replica, the most a release counts on (kTrustBeyondShown)
   double release_held_rps = 0;  // > 0: a load found short after a release caps release_rps (hold_release)
   bool unsteady_release = false;  // release_rps is the lowest recent figure: the figures swing (kUnsteadyFigures)
+  bool small_fleet_release = false;  // release_rps is kSmallFleetTrust of the figure, above what was shown
   bool unsized = false;       // the learned model found no rate within the SLO this tick: the median set it
 };
 
@@ -572,6 +581,9 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   sizes.reserve(m.variants.size());
   BacklogOutlook outlook{seen.backlog, seen.now.rate_rps, 0, {}, config.client_timeout_s};
   const bool missing_slo = slo_missed_now(m, seen, config, time);
+  int fleet_replicas = 0;
+  for (const VariantTickInput& v : m.variants) fleet_replicas += v.state.current_replicas;
+  const bool small_fleet = fleet_replicas < kSmallFleetBelow;
   for (size_t i = 0; i < m.variants.size(); ++i) {
     const VariantTickInput& v = m.variants[i];
     const std::string& key = v.state.spec.name;
@@ -658,6 +670,10 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       }
       if (s->capacity_rps > 0) {
         s->release_rps = shown_ever > 0 ? std::min(s->capacity_rps, kTrustBeyondShown * shown_ever) : s->capacity_rps;
+        if (small_fleet && kSmallFleetTrust * s->capacity_rps > s->release_rps) {
+          s->release_rps = kSmallFleetTrust * s->capacity_rps;
+          s->small_fleet_release = true;
+        }
         // A model whose recent figures swing by more than 1 / kUnsteadyFigures says as much
         // about the next tick's figure as about this one's: a release counts a replica at
         // no more than the lowest of them, or what the replicas served or showed if more.
@@ -672,10 +688,12 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
         if (lowest > 0 && lowest < kUnsteadyFigures * s->release_rps && steady_trust < s->release_rps) {
           s->release_rps = steady_trust;
           s->unsteady_release = true;
+          s->small_fleet_release = false;
         }
         const bool counts = seen.usable && steady_load && !drained_lately;
         hold_release(memory, key, *s, counts ? pooled_latency(v.state, age_s, warm_up_s) : std::nullopt,
                      missing_slo, now_s);
+        if (s->release_rps < kSmallFleetTrust * s->capacity_rps) s->small_fleet_release = false;  // held lower
       } else {
         s.reset();  // unsized, and zeros are most of the recent figures
       }
@@ -870,6 +888,8 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     // Said where it can bind: on a hold or a release, not on a purchase.
     if (sizes[i] && sizes[i]->unsteady_release && r.target_replicas <= r.current_replicas)
       figures.emplace_back("unsteady_release_rps", sizes[i]->release_rps);
+    if (sizes[i] && sizes[i]->small_fleet_release && r.target_replicas <= r.current_replicas)
+      figures.emplace_back("small_fleet_release_rps", sizes[i]->release_rps);
     if (sizes[i]) {
       const ReplicaSizing& z = *sizes[i];
       figures.emplace_back("capacity_rps", z.capacity_rps);

@@ -188,8 +188,9 @@ TEST_CASE("reason tags are frozen: the first names keep their numbers and every 
   CHECK(reason_tags::figure_tag("over_routed_rps") == 125);
   CHECK(reason_tags::figure_tag("over_routed_capacity_rps") == 126);
   CHECK(reason_tags::figure_tag("unsteady_release_rps") == 127);
+  CHECK(reason_tags::figure_tag("small_fleet_release_rps") == 128);
   CHECK_FALSE(reason_tags::kind_tag("no.such_kind").has_value());
-  CHECK_FALSE(reason_tags::figure_of(128).has_value());
+  CHECK_FALSE(reason_tags::figure_of(129).has_value());
   CHECK_FALSE(reason_tags::kind_of(-1).has_value());
   std::set<std::string_view> kinds, figures;
   for (long long t = 0; reason_tags::kind_of(t); ++t) {
@@ -201,7 +202,7 @@ TEST_CASE("reason tags are frozen: the first names keep their numbers and every 
     figures.insert(*reason_tags::figure_of(t));
   }
   CHECK(kinds.size() == 80);
-  CHECK(figures.size() == 128);
+  CHECK(figures.size() == 129);
   for (long long t = 0; t < 15; ++t) CHECK(reason_tags::code_tag(*reason_tags::code_of(t)) == t);
 }
 

@@ -716,6 +716,14 @@ TickInput served_at(double now_s, const Fleet& f, double rps, double itl_ms, dou
   return in;
 }
 
+// Warmed on `f` at `rps` per replica, then two ticks of its pods serving that rate well
+// within the SLO: the cheap variant's decision at the second.
+Decision after_serving(HybridPolicy& p, const Fleet& f, double rps) {
+  warm_up(p, f, rps * f.cheap);
+  p.tick(served_at(300, f, rps, 18));
+  return p.tick(served_at(330, f, rps, 18))[0];
+}
+
 double capacity_of(const Decision& d) {
   const Figure::Value* v = find_figure(d.reason, "capacity_rps");
   REQUIRE(v != nullptr);
@@ -768,16 +776,40 @@ TEST_CASE("hybrid releases into no more than 1.5x the rate per replica its repli
   // rate they were never shown to serve.
   const Fleet f{8, 0, 0};
   HybridPolicy p(config());
-  warm_up(p, f, 8);
-  p.tick(served_at(300, f, 1, 18));
-  const auto d = p.tick(served_at(330, f, 1, 18));
-  INFO(d[0].reason.text());
-  CHECK(d[0].target_replicas < 8);   // it does release
-  CHECK(d[0].target_replicas >= 6);  // by what the replicas showed: 8 x 1.5 over 1.15 x 8 req/s
+  const Decision d = after_serving(p, f, 1);
+  INFO(d.reason.text());
+  CHECK(d.target_replicas < 8);   // it does release
+  CHECK(d.target_replicas >= 6);  // by what the replicas showed: 8 x 1.5 over 1.15 x 8 req/s
+  CHECK_FALSE(find_figure(d.reason, "small_fleet_release_rps"));
   // Unshown, the same fleet releases by the model's figure.
   HybridPolicy q(config());
   warm_up(q, f, 8);
   CHECK(q.tick(tick_at(330, f, 8))[0].target_replicas <= 4);
+}
+
+TEST_CASE("hybrid releases a fleet of four or fewer by half the learned figure, which 1.5x what was shown never could") {
+  // Three replicas serve 1 req/s each well within the SLO; the model puts one at about 5.
+  // Counted at 1.5x what they showed, two carry 3 req/s, under the 3 req/s peak and its
+  // margin: at a steady load a fleet this small would never release one. Counted at half
+  // the model's figure, two carry about 5.
+  const Fleet f{3, 0, 0};
+  HybridPolicy p(config());
+  const Decision d = after_serving(p, f, 1);
+  INFO(d.reason.text());
+  CHECK(d.target_replicas == 2);
+  REQUIRE(find_figure(d.reason, "small_fleet_release_rps"));
+  CHECK(std::get<double>(*find_figure(d.reason, "small_fleet_release_rps")) == Approx(0.5 * capacity_of(d)));
+  CHECK_THAT(d.reason.text(), Catch::Contains("half the learned figure"));
+  // Not past what half the figure carries: one replica at about 2.5 req/s is under the
+  // same 3 req/s and its margin, so two hold.
+  const Fleet two{2, 0, 0};
+  const auto held = p.tick(served_at(360, two, 1.5, 18));
+  INFO(held[0].reason.text());
+  CHECK(held[0].target_replicas == 2);
+  // A purchase neither counts it nor says it.
+  const auto bought = p.tick(saturated(390, two, 20, 5, 0));
+  CHECK(bought[0].target_replicas > 2);
+  CHECK_FALSE(find_figure(bought[0].reason, "small_fleet_release_rps"));
 }
 
 TEST_CASE("hybrid's state keeps the rates its replicas served and a restored policy decides the same") {
