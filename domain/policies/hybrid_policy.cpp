@@ -688,12 +688,12 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
         if (lowest > 0 && lowest < kUnsteadyFigures * s->release_rps && steady_trust < s->release_rps) {
           s->release_rps = steady_trust;
           s->unsteady_release = true;
-          s->small_fleet_release = false;
         }
         const bool counts = seen.usable && steady_load && !drained_lately;
         hold_release(memory, key, *s, counts ? pooled_latency(v.state, age_s, warm_up_s) : std::nullopt,
                      missing_slo, now_s);
-        if (s->release_rps < kSmallFleetTrust * s->capacity_rps) s->small_fleet_release = false;  // held lower
+        // Said only where it binds: the swinging figures or a load found short may hold it lower.
+        if (s->release_rps < kSmallFleetTrust * s->capacity_rps) s->small_fleet_release = false;
       } else {
         s.reset();  // unsized, and zeros are most of the recent figures
       }
