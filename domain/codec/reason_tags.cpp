@@ -34,7 +34,7 @@ constexpr std::string_view kKinds[] = {
     "bounds.min", "bounds.max", "budget.limited", "budget.reclaimed", "optimizer.up",
     "optimizer.down.least_efficient", "optimizer.down.most_expensive", "optimizer.no_capacity",
     "optimizer.not_useful", "optimizer.placed_elsewhere", "optimizer.spare_too_small", "optimizer.within_thresholds",
-    "hybrid.near_miss", "hybrid.drained_miss",};
+    "hybrid.near_miss", "hybrid.drained_miss", "optimizer.outserved", "optimizer.ready_short",};
 
 // Frozen: append only. The figure names the kinds' sentences read, as of this table's
 // first version.
@@ -57,7 +57,7 @@ constexpr std::string_view kFigures[] = {
     "predicted_ttft_ms", "max_prefill_per_decode", "scale_down_safe", "within_tolerance", "above", "ttft_correction",
     "itl_correction", "spare_replica_rps", "itl_ms", "tolerance", "release_held_rps", "headroom", "budget_burn",
     "bought_to_rps", "over_routed", "over_routed_rps", "over_routed_capacity_rps", "unsteady_release_rps",
-    "small_fleet_release_rps",};
+    "small_fleet_release_rps", "missed_at", "outserved_by", "met_at", "outserved_by_cost", "ready_spare",};
 
 // A table's names to their tags: open addressing over four times as many slots. A
 // decision looks up about twenty names as it is written (replay verify writes every

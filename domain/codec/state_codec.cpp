@@ -279,7 +279,8 @@ json encode_memory_body(const HybridMemory& m) {
               {"starting_since", encode_by_variant(m.starting_since)},
               {"split", m.split}};
   // Written only when there are any, so that a state without them keeps its bytes.
-  for (const auto& [name, by_variant] : {std::pair{"demonstrated", &m.demonstrated}, std::pair{"refuted", &m.refuted}}) {
+  for (const auto& [name, by_variant] : {std::pair{"demonstrated", &m.demonstrated}, std::pair{"refuted", &m.refuted},
+                                           std::pair{"met", &m.met}}) {
     if (by_variant->empty()) continue;
     json& shown = out[name] = json::object();
     for (const auto& [variant, rates] : *by_variant) {
@@ -333,7 +334,8 @@ PolicyMemory read_memory(const FieldReader& r, const std::string& kind) {
     m.split = read_value<SplitSizingState>(r.at("split"));
     // Since schema 3; a state of schema 2 trusts every learned capacity as it is.
     if (r.has("correction")) m.correction = read_by_variant<double>(r.at("correction"));
-    for (const auto& [name, by_variant] : {std::pair{"demonstrated", &m.demonstrated}, std::pair{"refuted", &m.refuted}}) {
+    for (const auto& [name, by_variant] : {std::pair{"demonstrated", &m.demonstrated}, std::pair{"refuted", &m.refuted},
+                                           std::pair{"met", &m.met}}) {
       if (!r.has(name)) continue;
       const FieldReader shown = r.at(name);
       for (const std::string& variant : shown.keys()) {

@@ -312,7 +312,8 @@ void write_rates(MsgpackWriter& w, const History<DemonstratedRate>& rates) {
 
 void write_memory(MsgpackWriter& w, const HybridMemory& m) {
   const bool headroom = m.headroom != MissHeadroom{};
-  w.map(8 + (m.demonstrated.empty() ? 0 : 1) + (m.refuted.empty() ? 0 : 1) + (m.surges.empty() ? 0 : 1) +
+  w.map(8 + (m.demonstrated.empty() ? 0 : 1) + (m.refuted.empty() ? 0 : 1) + (m.met.empty() ? 0 : 1) +
+        (m.surges.empty() ? 0 : 1) +
         (m.judged_short.empty() ? 0 : 1) + (m.released_at_s.empty() ? 0 : 1) + (headroom ? 1 : 0));
   w.string("correction");
   write_by_name(w, m.correction, [&](double k) { w.number(k); });
@@ -334,6 +335,10 @@ void write_memory(MsgpackWriter& w, const HybridMemory& m) {
   }
   w.string("kind");
   w.string("hybrid");
+  if (!m.met.empty()) {  // as before they were remembered when there are none
+    w.string("met");
+    write_by_name(w, m.met, [&](const History<DemonstratedRate>& rates) { write_rates(w, rates); });
+  }
   w.string("recent_capacity");
   write_by_name(w, m.recent_capacity, [&](const History<double>& d) { write_numbers(w, d); });
   w.string("recent_demand");
@@ -893,6 +898,10 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
       });
     }
     kind_is("hybrid");
+    if (next_is("met")) {
+      r.key("met");
+      m.met = read_by_name<History<DemonstratedRate>>(r, [&] { return read_rates(r); });
+    }
     r.key("recent_capacity");
     m.recent_capacity = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
     r.key("recent_demand");
@@ -909,7 +918,7 @@ PolicyMemory read_memory(MsgpackReader& r, const std::string& policy) {
     m.split = read_split(r);
     r.key("starting_since");
     m.starting_since = read_by_name<History<double>>(r, [&] { return read_numbers<History<double>>(r); });
-    if (members == 9u + !m.demonstrated.empty() + !m.refuted.empty() + !m.judged_short.empty() +
+    if (members == 9u + !m.demonstrated.empty() + !m.refuted.empty() + !m.met.empty() + !m.judged_short.empty() +
                        !m.released_at_s.empty() + (m.headroom != MissHeadroom{})) {
       r.key("surges");
       const std::size_t n = r.array();

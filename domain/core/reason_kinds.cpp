@@ -373,7 +373,9 @@ constexpr std::array kKinds{
     Kind{"optimizer.down.most_expensive", "{change}: {spare:r}{unit:sp} spare; most expensive variant first"},
     Kind{"optimizer.no_capacity", "{change}: {required:r}{unit:sp} required but no variant has known capacity"},
     Kind{"optimizer.not_useful", "{change}: {required:r}{unit:sp} required; not bought for it: {cost_per_replica} per {per_replica_capacity}{unit:sp} costs more than {best_cost_per_capacity} per 1{unit:sp} (the most cost-efficient variant's) over {useful_fraction}"},
+    Kind{"optimizer.outserved", "{change}: {required:r}{unit:sp} required; not bought for it: its replicas missed the SLO at {missed_at}{unit:sp} each, at {cost_per_replica} a replica, where {outserved_by}'s met it at {met_at}{unit:sp} each, at {outserved_by_cost}"},
     Kind{"optimizer.placed_elsewhere", "{change}: {required:r}{unit:sp} required; placed on a more cost-efficient variant or none has room"},
+    Kind{"optimizer.ready_short", "{change}: {spare:r}{unit:sp} spare with the replicas still starting, but the ready ones have {ready_spare}{unit:sp} to give, less than one replica here, until those are ready"},
     Kind{"optimizer.spare_too_small", "{change}: {spare:r}{unit:sp} spare, less than one replica here or at its floor"},
     Kind{"optimizer.within_thresholds", "{change}: demand {demand:r}{unit:sp} within thresholds of supply {supply:r}{unit:sp}"},
 };

@@ -5,6 +5,7 @@
 // other, never across analyzers.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,13 @@ struct VariantSupply {
   int min_replicas = 0;
   int max_replicas = 0;
   int gpus_per_replica = 1;
+  // What its replicas were measured to do, per replica, in the signal's units (0: not
+  // measured): the lowest load at which they missed the SLO and the highest at which
+  // they met it, lately and at this request shape (capstan's hybrid). A variant whose
+  // missed load costs more per unit than another's met load, where that one has room,
+  // is not bought for capacity: by measurement alone the other serves for less.
+  double missed_at = 0;
+  double met_at = 0;
 };
 
 struct CapacitySignal {
@@ -38,6 +46,11 @@ struct CapacitySignal {
   // cost-efficient variant's is not bought for capacity (capstan's hybrid, issue 22: 8
   // A100 replicas sustaining 0.15 req/s each were bought beside H100s at their maximum).
   double useful_fraction = 0;
+  // Of `spare`, what the ready replicas may give up: a release takes replicas still
+  // starting first (the actuator drains those not ready first), and a ready one only
+  // while the ready replicas left carry what must be kept (capstan's hybrid; infinite:
+  // no such limit).
+  double ready_spare = std::numeric_limits<double>::infinity();
   std::vector<VariantSupply> variants;
 };
 

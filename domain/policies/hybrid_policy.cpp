@@ -100,6 +100,8 @@ struct ReplicaSizing {
   bool unsteady_release = false;  // release_rps is the lowest recent figure: the figures swing (kUnsteadyFigures)
   bool small_fleet_release = false;  // release_rps is kSmallFleetTrust of the figure, above what was shown
   bool unsized = false;       // the learned model found no rate within the SLO this tick: the median set it
+  double missed_at_rps = 0;   // > 0: the lowest rate its replicas missed the SLO at by their means (HybridMemory::refuted)
+  double met_rps = 0;         // > 0: the highest they met it at (HybridMemory::met)
 };
 
 const char* bound_of(const ReplicaSizing& s) {
@@ -618,6 +620,9 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       remember_rate(memory.demonstrated, v.state,
                     demonstrated_rps(v.state, config.slo, age_s, warm_up_s, config.tail_probability, served.has_value()),
                     seen.now, time);
+      remember_rate(memory.met, v.state,
+                    served_within_slo_rps(v.state, config.slo, age_s, warm_up_s, config.tail_probability, 1.0),
+                    seen.now, time);
       remember_rate(memory.refuted, v.state,
                     miss_counts ? refuted_rps(v.state, config.slo, age_s, warm_up_s) : std::nullopt, seen.now, time);
     }
@@ -633,6 +638,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       // for it (on the Azure code trace an A100 fitted at 1.1 req/s missed the ITL
       // target at 0.15 and was bought to its maximum twice).
       const double missed_at = rates_near(memory.refuted, key, arriving, ShapeReach::kHeavier).lowest;
+      if (std::isfinite(missed_at) && missed_at > 0) s->missed_at_rps = missed_at;
       if (missed_at < s->capacity_rps) {
         s->capacity_rps = missed_at;
         s->refuted = true;
@@ -659,6 +665,7 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
       // no supply (DeepSeek-R1 day, seed 6: eleven H100 that had served 2.85 req/s each
       // were counted as none after a backlog, fifteen A100 were bought and the H100
       // released).
+      s->met_rps = rates_near(memory.met, key, arriving, ShapeReach::kLighter).highest;
       const double shown = missing_slo || !(s->capacity_rps > 0) ? shown_ever : 0;
       if (shown > s->capacity_rps) {
         s->capacity_rps = shown;
@@ -743,7 +750,8 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     ready_supply += counted * ready_replicas(v);
     trusted_supply += (routed > 0 || !sizes[i] ? 0 : sizes[i]->release_rps) * v.current_replicas;
     signal.variants.push_back({v.spec.name, cap, v.spec.cost_per_replica, v.current_replicas, v.pending_replicas,
-                               v.spec.min_replicas, v.spec.max_replicas, v.spec.gpus_per_replica});
+                               v.spec.min_replicas, v.spec.max_replicas, v.spec.gpus_per_replica,
+                               sizes[i] ? sizes[i]->missed_at_rps : 0, sizes[i] ? sizes[i]->met_rps : 0});
   }
   // Capacity outlives the demand that needed it by the configured cooldown. The traffic
   // of ticks before any capacity is learned counts too: a burst met on the configured
@@ -816,6 +824,12 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   if (trusted_supply > 0 && trusted_supply < supply) {
     signal.spare = std::min(signal.spare, std::max(0.0, trusted_supply - keep_rps) * supply / trusted_supply);
   }
+  // Replicas still starting are capacity a purchase need not buy again, not capacity to
+  // release ready ones into: until they are ready, the ready ones carry the load (the
+  // conversation trace at twice its rate, seed 2: an A100 released at 150 s while a
+  // fourth H100 loaded, and the three ready H100 missed the ITL target for every request
+  // for four minutes). Those still starting may go.
+  signal.ready_spare = std::max(0.0, ready_supply - keep_rps);
   // A release that could leave a small fleet leaves it the spare replica too.
   const double kept_spare = spare_counts ? spare.rps(2 * kSmallFleetReplicas) : 0.0;
   if (kept_spare > 0) signal.spare = std::min(signal.spare, std::max(0.0, supply - demand - kept_spare));

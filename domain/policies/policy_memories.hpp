@@ -76,6 +76,12 @@ struct HybridMemory {
   // nothing waiting in the last half hour, oldest first: a ceiling over the learned
   // capacity at that request shape (served_capacity.hpp's refuted_rps).
   std::map<std::string, History<DemonstratedRate>> refuted;
+  // Per variant, the rates at which its replicas met the SLO (means within the targets,
+  // at most the tail probability of requests over the ITL target) in the last half hour,
+  // oldest first: with `refuted`, what a purchase compares variants by when their
+  // learned figures do not agree with what their replicas did (cost_aware_optimizer's
+  // VariantSupply::met_at).
+  std::map<std::string, History<DemonstratedRate>> met;
   // Per variant, the load found short after a release (hold_release), and when the
   // policy last asked a variant for fewer replicas.
   std::map<std::string, JudgedShort> judged_short;

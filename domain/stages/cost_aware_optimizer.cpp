@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <optional>
 
 
 namespace capstan {
@@ -49,20 +50,46 @@ bool not_useful(const CapacitySignal& s, const VariantSupply& v) {
   return v.per_replica_capacity > 0 && cost_per_capacity(v) > useful_cost_limit(s);
 }
 
+// The variant, with room in `targets`, whose replicas met the SLO at a cost per unit
+// below variant i's at the load where i's replicas missed it; none when i's missed at no
+// load measured or no such variant has room. Among several, the cheapest per unit met.
+std::optional<std::size_t> outserved_by(const CapacitySignal& s, std::size_t i, const std::vector<int>& targets) {
+  const VariantSupply& v = s.variants[i];
+  if (!(v.missed_at > 0)) return std::nullopt;
+  const double at_least = v.cost_per_replica / v.missed_at;
+  std::optional<std::size_t> by;
+  for (std::size_t j = 0; j < s.variants.size(); ++j) {
+    const VariantSupply& o = s.variants[j];
+    if (j == i || !(o.met_at > 0) || targets[j] >= o.max_replicas) continue;
+    const double at_most = o.cost_per_replica / o.met_at;
+    if (at_most < at_least && (!by || at_most < s.variants[*by].cost_per_replica / s.variants[*by].met_at)) by = j;
+  }
+  return by;
+}
+
+// Fills the requirement most cost-efficient variant first. A variant outserved by one
+// with room waits for a second pass: it takes what is left once that one is full.
 void scale_up(const CapacitySignal& s, std::vector<int>& targets) {
   double remaining = s.required;
-  for (std::size_t i : by_cost_efficiency(s.variants)) {
-    const VariantSupply& v = s.variants[i];
-    if (remaining <= 0) break;
-    if (v.per_replica_capacity <= 0 || not_useful(s, v)) continue;
-    const int room = std::max(v.max_replicas - targets[i], 0);
-    const int add = std::min(static_cast<int>(std::ceil(remaining / v.per_replica_capacity)), room);
-    targets[i] += add;
-    remaining -= add * v.per_replica_capacity;
+  const std::vector<std::size_t> order = by_cost_efficiency(s.variants);
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i : order) {
+      const VariantSupply& v = s.variants[i];
+      if (remaining <= 0) return;
+      if (v.per_replica_capacity <= 0 || not_useful(s, v) || outserved_by(s, i, targets)) continue;
+      const int room = std::max(v.max_replicas - targets[i], 0);
+      const int add = std::min(static_cast<int>(std::ceil(remaining / v.per_replica_capacity)), room);
+      targets[i] += add;
+      remaining -= add * v.per_replica_capacity;
+    }
   }
 }
 
-void scale_down(const CapacitySignal& s, std::vector<int>& targets) {
+// Releases the spare from the variants in release order. Returns, per variant, whether
+// a ready replica it would have released was kept for the ready ones' share.
+std::vector<bool> scale_down(const CapacitySignal& s, std::vector<int>& targets) {
+  std::vector<bool> kept_ready(s.variants.size(), false);
+  double ready_left = s.ready_spare;
   const auto cheapest_it = std::min_element(
       s.variants.begin(), s.variants.end(), [](const VariantSupply& a, const VariantSupply& b) {
         return a.cost_per_replica != b.cost_per_replica ? a.cost_per_replica < b.cost_per_replica
@@ -87,12 +114,21 @@ void scale_down(const CapacitySignal& s, std::vector<int>& targets) {
     }
     const int removable = targets[i] - floor_replicas;
     if (removable <= 0) continue;
-    const int remove = std::min(static_cast<int>(std::floor(remaining / v.per_replica_capacity)),
-                                removable);
+    int remove = std::min(static_cast<int>(std::floor(remaining / v.per_replica_capacity)), removable);
+    const int starting = std::clamp(v.pending_replicas, 0, std::max(remove, 0));
+    if (remove > starting && std::isfinite(ready_left)) {
+      const double ready_fit = std::floor(std::max(0.0, ready_left) / v.per_replica_capacity);
+      if (remove - starting > ready_fit) {
+        remove = starting + static_cast<int>(ready_fit);
+        kept_ready[i] = true;
+      }
+      ready_left -= (remove - starting) * v.per_replica_capacity;
+    }
     if (remove <= 0) continue;
     targets[i] -= remove;
     remaining -= remove * v.per_replica_capacity;
   }
+  return kept_ready;
 }
 
 }  // namespace
@@ -102,10 +138,11 @@ std::vector<ScalingRequest> optimize_cost_aware(const CapacitySignal& s) {
   for (const auto& v : s.variants) targets.push_back(v.current_replicas);
   const bool any_capacity = std::any_of(s.variants.begin(), s.variants.end(),
                                         [](const VariantSupply& v) { return v.per_replica_capacity > 0; });
+  std::vector<bool> kept_ready(s.variants.size(), false);
   if (s.required > 0) {
     scale_up(s, targets);
   } else if (s.spare > 0) {
-    scale_down(s, targets);
+    kept_ready = scale_down(s, targets);
   }
 
   std::vector<ScalingRequest> out;
@@ -129,6 +166,12 @@ std::vector<ScalingRequest> optimize_cost_aware(const CapacitySignal& s) {
                         figures({{"spare", s.spare}}));
     } else if (s.required > 0 && !any_capacity) {
       why = make_reason(ReasonCode::kNoCapacityData, "optimizer.no_capacity", figures({{"required", s.required}}));
+    } else if (const auto by = s.required > 0 ? outserved_by(s, i, targets) : std::nullopt) {
+      const VariantSupply& o = s.variants[*by];
+      why = make_reason(code, "optimizer.outserved",
+                        figures({{"required", s.required}, {"missed_at", v.missed_at},
+                                 {"cost_per_replica", v.cost_per_replica}, {"outserved_by", o.variant},
+                                 {"met_at", o.met_at}, {"outserved_by_cost", o.cost_per_replica}}));
     } else if (s.required > 0 && not_useful(s, v)) {
       double best = std::numeric_limits<double>::infinity();
       for (const VariantSupply& o : s.variants) best = std::min(best, cost_per_capacity(o));
@@ -138,6 +181,8 @@ std::vector<ScalingRequest> optimize_cost_aware(const CapacitySignal& s) {
                                  {"useful_fraction", s.useful_fraction}}));
     } else if (s.required > 0) {
       why = make_reason(code, "optimizer.placed_elsewhere", figures({{"required", s.required}}));
+    } else if (kept_ready[i]) {
+      why = make_reason(code, "optimizer.ready_short", figures({{"spare", s.spare}, {"ready_spare", s.ready_spare}}));
     } else if (s.spare > 0) {
       why = make_reason(code, "optimizer.spare_too_small", figures({{"spare", s.spare}}));
     } else {

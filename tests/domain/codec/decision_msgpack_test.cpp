@@ -189,8 +189,15 @@ TEST_CASE("reason tags are frozen: the first names keep their numbers and every 
   CHECK(reason_tags::figure_tag("over_routed_capacity_rps") == 126);
   CHECK(reason_tags::figure_tag("unsteady_release_rps") == 127);
   CHECK(reason_tags::figure_tag("small_fleet_release_rps") == 128);
+  CHECK(reason_tags::kind_tag("optimizer.outserved") == 80);
+  CHECK(reason_tags::kind_tag("optimizer.ready_short") == 81);
+  CHECK(reason_tags::figure_tag("missed_at") == 129);
+  CHECK(reason_tags::figure_tag("outserved_by") == 130);
+  CHECK(reason_tags::figure_tag("met_at") == 131);
+  CHECK(reason_tags::figure_tag("outserved_by_cost") == 132);
+  CHECK(reason_tags::figure_tag("ready_spare") == 133);
   CHECK_FALSE(reason_tags::kind_tag("no.such_kind").has_value());
-  CHECK_FALSE(reason_tags::figure_of(129).has_value());
+  CHECK_FALSE(reason_tags::figure_of(134).has_value());
   CHECK_FALSE(reason_tags::kind_of(-1).has_value());
   std::set<std::string_view> kinds, figures;
   for (long long t = 0; reason_tags::kind_of(t); ++t) {
@@ -201,8 +208,8 @@ TEST_CASE("reason tags are frozen: the first names keep their numbers and every 
     CHECK(reason_tags::figure_tag(*reason_tags::figure_of(t)) == t);
     figures.insert(*reason_tags::figure_of(t));
   }
-  CHECK(kinds.size() == 80);
-  CHECK(figures.size() == 129);
+  CHECK(kinds.size() == 82);
+  CHECK(figures.size() == 134);
   for (long long t = 0; t < 15; ++t) CHECK(reason_tags::code_tag(*reason_tags::code_of(t)) == t);
 }
 

@@ -98,11 +98,19 @@ TEST_CASE("a malformed MessagePack state is refused naming the field, and a rest
   CHECK(policy.save_state_msgpack() == before);
 }
 
-TEST_CASE("hybrid's learned headroom is written as the JSON document converted, read back, and refused out of range") {
-  const std::vector<TickInput> inputs = recorded_inputs("budget");
+namespace {
+
+// What hybrid remembers after the `budget` recording, read back from its MessagePack state.
+Result<FleetMemory> hybrid_after_budget() {
   DrivenPolicy policy(find_policy("hybrid").value(), PolicyConfig{});
-  for (const TickInput& in : inputs) policy.tick(in);
-  auto memory = decode_fleet_memory_msgpack("hybrid", policy.save_state_msgpack());
+  for (const TickInput& in : recorded_inputs("budget")) policy.tick(in);
+  return decode_fleet_memory_msgpack("hybrid", policy.save_state_msgpack());
+}
+
+}  // namespace
+
+TEST_CASE("hybrid's learned headroom is written as the JSON document converted, read back, and refused out of range") {
+  auto memory = hybrid_after_budget();
   REQUIRE(memory.ok());
   REQUIRE_FALSE(memory.value().models.empty());
   HybridMemory& hybrid = std::get<HybridMemory>(memory.value().models.begin()->second.policy);
@@ -128,6 +136,29 @@ TEST_CASE("hybrid's learned headroom is written as the JSON document converted, 
 }  // namespace capstan
 
 namespace capstan {
+
+TEST_CASE("hybrid's rates met and missed per variant are written as the JSON document converted, and read back") {
+  auto memory = hybrid_after_budget();
+  REQUIRE(memory.ok());
+  REQUIRE_FALSE(memory.value().models.empty());
+  HybridMemory& hybrid = std::get<HybridMemory>(memory.value().models.begin()->second.policy);
+  hybrid.met["llama70b-h100"] = {{150, 2.87778, 1100, 230}, {180, 2.5, 1200, 240}};
+  hybrid.refuted["llama70b-a100"] = {{150, 1.83333, 1016.9, 261.44}};
+
+  const std::vector<std::uint8_t> bytes = encode_fleet_memory_msgpack("hybrid", memory.value());
+  CHECK(bytes == json::to_msgpack(encode_fleet_memory("hybrid", memory.value())));
+  const json doc = encode_fleet_memory("hybrid", memory.value());
+  CHECK(doc["models"][0]["policy"]["met"]["llama70b-h100"][0] == json::array({150, 2.87778, 1100, 230}));
+  for (const auto& read : {decode_fleet_memory_msgpack("hybrid", bytes), decode_fleet_memory("hybrid", doc)}) {
+    REQUIRE(read.ok());
+    const HybridMemory& back = std::get<HybridMemory>(read.value().models.begin()->second.policy);
+    CHECK(back.met == hybrid.met);
+    CHECK(back.refuted == hybrid.refuted);
+  }
+  // None met: the member is left out, as a state before it was.
+  hybrid.met.clear();
+  CHECK_FALSE(encode_fleet_memory("hybrid", memory.value())["models"][0]["policy"].contains("met"));
+}
 
 TEST_CASE("a restart from MessagePack state after any tick decides every later tick as an uninterrupted run") {
   for (const std::string recording : {"budget", "disagg", "stale-gap"}) {

@@ -1192,3 +1192,36 @@ TEST_CASE("hybrid releases no further than the lowest of its recent capacity fig
   CHECK(released[0].target_replicas <= 4);
   CHECK_FALSE(find_figure(released[0].reason, "unsteady_release_rps"));
 }
+
+TEST_CASE("hybrid releases no ready replica into another variant's replicas still starting") {
+  // Three cheap replicas and a dear one carry the load; a fourth cheap one is starting.
+  // Counting it, one replica is spare, and the dear one, least cost-efficient, would go;
+  // but the three ready cheap ones do not carry the load with its margin until the fourth
+  // is ready, so the dear one stays, and the reason says why.
+  HybridPolicy p(config());
+  const double c = capstan::testing::overloaded_rps(config().slo, 1.0);
+  warm_up(p, Fleet{3, 1, 0}, 3 * c);
+  const auto d = p.tick(tick_at(330, Fleet{4, 1, 1}, 3 * c));
+  INFO(d[1].reason.text());
+  CHECK(d[1].target_replicas == 1);
+  CHECK_THAT(d[1].reason.text(), Catch::Contains("spare with the replicas still starting, but the ready ones have"));
+  // Once the fourth is ready, the dear one goes.
+  const auto ready = p.tick(tick_at(360, Fleet{4, 1, 0}, 3 * c));
+  INFO(ready[1].reason.text());
+  CHECK(ready[1].target_replicas == 0);
+}
+
+TEST_CASE("hybrid remembers the rates its replicas met the SLO at, which a purchase compares variants by") {
+  // Warm pods well within the SLO at 1 req/s each: remembered, with their request shape,
+  // for the optimizer's comparison of what variants were measured to serve and miss.
+  HybridPolicy p(config());
+  const Fleet f{3, 0, 0};
+  warm_up(p, f, 3);
+  const nlohmann::json state = p.save_state();
+  INFO(state.dump());
+  const nlohmann::json& met = state["models"][0]["policy"]["met"];
+  REQUIRE(met.contains("cheap"));
+  CHECK(met["cheap"].back()[1].get<double>() == Approx(3.0 / 3).epsilon(0.05));
+  CHECK(met["cheap"].back()[2].get<double>() == Approx(1000));  // the prompt length it was met at
+  CHECK_FALSE(met.contains("dear"));  // no replica, nothing measured
+}

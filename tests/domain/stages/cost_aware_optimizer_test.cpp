@@ -1,5 +1,7 @@
 #include "domain/stages/cost_aware_optimizer.hpp"
 
+#include <limits>
+
 #include <catch2/catch.hpp>
 
 using namespace capstan;
@@ -120,4 +122,78 @@ TEST_CASE("A variant within the useful fraction still takes the spill-over") {
   CapacitySignal s = signal(4, 0, {supply("a100", 8, 1.2, 0), supply("h100", 12, 2.5, 8, 0, 8)});
   s.useful_fraction = 0.5;  // 6.7 per unit against 4.8: within 2x
   CHECK(optimize_cost_aware(s)[0].target_replicas == 4);
+}
+
+TEST_CASE("A variant whose replicas missed where another's met the SLO for less is not bought, and the reason says so") {
+  // The conversation trace at twice its rate: the fitted A100 (1.38 req/s for 8) looks a
+  // little cheaper per req/s than the H100 (2.02 for 12), but its replicas missed the SLO
+  // at 1.83 each (at least 4.37 per req/s) where the H100s met it at 2.88 (at most 4.17).
+  CapacitySignal s = signal(10, 0, {supply("a100", 8, 1.38, 1), supply("h100", 12, 2.02, 4, 0, 16)});
+  s.unit = "req/s";
+  s.variants[0].missed_at = 1.83;
+  s.variants[1].met_at = 2.88;
+  auto out = optimize_cost_aware(s);
+  CHECK(out[0].target_replicas == 1);
+  CHECK(out[1].target_replicas == 4 + 5);  // ceil(10 / 2.02)
+  CHECK(out[0].reason.kind() == "optimizer.outserved");
+  CHECK_THAT(out[0].reason.text(),
+             Catch::Contains("not bought for it: its replicas missed the SLO at 1.83 req/s each, at 8 a replica, "
+                             "where h100's met it at 2.88 req/s each, at 12"));
+  // Without that measure the fitted figures decide, and the A100 is bought.
+  s.variants[1].met_at = 0;
+  out = optimize_cost_aware(s);
+  CHECK(out[0].target_replicas == 1 + 8);  // ceil(10 / 1.38)
+  CHECK(out[1].target_replicas == 4);
+  // Measured, but dearer where it met the SLO than the A100 where it missed: still the A100.
+  s.variants[1].met_at = 1.5;  // 8 per req/s against at least 4.37
+  CHECK(optimize_cost_aware(s)[0].target_replicas == 1 + 8);
+}
+
+TEST_CASE("A variant outserved by one at its maximum is bought all the same") {
+  CapacitySignal s = signal(10, 0, {supply("a100", 8, 1.38, 1), supply("h100", 12, 2.02, 16, 0, 16)});
+  s.variants[0].missed_at = 1.83;
+  s.variants[1].met_at = 2.88;
+  const auto out = optimize_cost_aware(s);
+  CHECK(out[0].target_replicas == 1 + 8);
+  CHECK(out[0].reason.kind() == "optimizer.up");
+  // And one that fills the other to its maximum takes the rest.
+  s.variants[1].current_replicas = 14;
+  const auto spill = optimize_cost_aware(s);
+  CHECK(spill[1].target_replicas == 16);
+  CHECK(spill[0].target_replicas == 1 + 5);  // ceil((10 - 2 x 2.02) / 1.38)
+}
+
+TEST_CASE("A release takes replicas still starting first, and a ready one only while the ready ones keep their share") {
+  // Two H100s start beside four ready ones; the supply counting them has 1.5 replicas
+  // spare, the ready ones alone half a replica.
+  CapacitySignal s = signal(0, 1.5 * 2.5, {supply("h100", 12, 2.5, 6)});
+  s.unit = "req/s";
+  s.variants[0].pending_replicas = 2;
+  s.ready_spare = 0.5 * 2.5;
+  auto out = optimize_cost_aware(s);
+  CHECK(out[0].target_replicas == 5);  // one of those starting
+  // With none starting, the ready ones keep theirs, and the reason says why.
+  s.variants[0].pending_replicas = 0;
+  out = optimize_cost_aware(s);
+  CHECK(out[0].target_replicas == 6);
+  CHECK(out[0].reason.kind() == "optimizer.ready_short");
+  CHECK_THAT(out[0].reason.text(), Catch::Contains("4 req/s spare with the replicas still starting, but the ready "
+                                                   "ones have 1.25 req/s to give, less than one replica here"));
+  // Without the limit (every other policy), the spare goes.
+  s.ready_spare = std::numeric_limits<double>::infinity();
+  CHECK(optimize_cost_aware(s)[0].target_replicas == 5);
+}
+
+TEST_CASE("A ready replica of one variant is kept while another variant's replicas start") {
+  // An A100 beside four H100s, one of them starting: the spare would release the A100,
+  // the least cost-efficient, but the three ready H100s do not carry what is kept without it.
+  CapacitySignal s = signal(0, 1.45, {supply("a100", 8, 0.3, 1), supply("h100", 12, 3.38, 4, 0, 16)});
+  s.variants[1].pending_replicas = 1;
+  s.release_least_efficient_first = true;
+  s.ready_spare = 0;
+  const auto out = optimize_cost_aware(s);
+  CHECK(out[0].target_replicas == 1);
+  CHECK(out[0].reason.kind() == "optimizer.ready_short");
+  s.ready_spare = std::numeric_limits<double>::infinity();
+  CHECK(optimize_cost_aware(s)[0].target_replicas == 0);
 }
