@@ -828,8 +828,11 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // release ready ones into: until they are ready, the ready ones carry the load (the
   // conversation trace at twice its rate, seed 2: an A100 released at 150 s while a
   // fourth H100 loaded, and the three ready H100 missed the ITL target for every request
-  // for four minutes). Those still starting may go.
-  signal.ready_spare = std::max(0.0, ready_supply - keep_rps);
+  // for four minutes). Those still starting may go. The ready ones keep the demand with
+  // its margin, not the cooldown's peak, which the replicas starting are there for: held
+  // to the peak, two A100 stayed after a burst of the code trace while three H100 loaded
+  // for a tenth of its rate (seed 5).
+  signal.ready_spare = std::max(0.0, ready_supply - demand * head);
   // A release that could leave a small fleet leaves it the spare replica too.
   const double kept_spare = spare_counts ? spare.rps(2 * kSmallFleetReplicas) : 0.0;
   if (kept_spare > 0) signal.spare = std::min(signal.spare, std::max(0.0, supply - demand - kept_spare));
