@@ -1225,3 +1225,21 @@ TEST_CASE("hybrid remembers the rates its replicas met the SLO at, which a purch
   CHECK(met["cheap"].back()[2].get<double>() == Approx(1000));  // the prompt length it was met at
   CHECK_FALSE(met.contains("dear"));  // no replica, nothing measured
 }
+
+TEST_CASE("hybrid's ready replicas keep the demand while others start, not the cooldown's peak") {
+  // Ten minutes at 20 req/s, then five at 33 on four cheap replicas and a dear one; the
+  // cooldown keeps capacity for that peak. Two cheap replicas start, and the load falls
+  // to 9 req/s: the ready ones carry it with room to spare, so the dear one, least
+  // cost-efficient, goes; the replicas starting are there for the peak. Held to the peak
+  // instead, the ready ones would keep it ("the ready ones have ... to give").
+  PolicyConfig c = config();
+  c.scale_down_cooldown_s = 300;
+  HybridPolicy p(c);
+  const Fleet f{4, 1, 0};
+  for (int t = 0; t < 30; ++t) p.tick(tick_at(30.0 * t, f, (t < 20 ? 20 : 33) * (1 + 0.02 * (t % 3))));
+  const auto d = p.tick(tick_at(900, Fleet{6, 1, 2}, 9));
+  INFO(d[1].reason.text());
+  CHECK(d[1].target_replicas == 0);
+  CHECK_THAT(d[1].reason.text(), Catch::Contains("least cost-efficient variant first"));
+  CHECK(d[0].target_replicas == 6);  // the cheap ones, starting included, kept for the peak
+}
