@@ -102,6 +102,7 @@ struct ReplicaSizing {
   bool unsized = false;       // the learned model found no rate within the SLO this tick: the median set it
   double missed_at_rps = 0;   // > 0: the lowest rate its replicas missed the SLO at by their means (HybridMemory::refuted)
   double met_rps = 0;         // > 0: the highest they met it at (HybridMemory::met)
+  std::optional<double> met_now = std::nullopt;  // what they serve this window with their means within the SLO (latency share 1)
 };
 
 const char* bound_of(const ReplicaSizing& s) {
@@ -324,7 +325,7 @@ void hold_contradicted_growth(std::vector<ScalingRequest>& requests, const Model
     const double age_s = max_sample_age_s(time.interval_s), warm_up_s = TunerConfig{}.transient_delay_s;
     // Means within the targets are not enough: at one seed of `diurnal` a single H100 met
     // them at 9.4 req/s while its requests' ITL tail missed, and holding it cost the SLO.
-    const auto served = served_within_slo_rps(v, config.slo, age_s, warm_up_s, config.tail_probability, 1.0);
+    const std::optional<double>& served = sizes[i]->met_now;
     const double over_model = sizes[i]->capacity_rps * (1 + kSpareMargin);
     if (served && *served > over_model) {
       std::vector<Figure> figures{{"current", r.current_replicas},
@@ -616,13 +617,15 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
     const double age_s = max_sample_age_s(interval_s), warm_up_s = TunerConfig{}.transient_delay_s;
     // Judged once: the served floor below and what the replicas demonstrate both read it.
     const auto served = served_within_slo_rps(v.state, config.slo, age_s, warm_up_s, config.tail_probability);
+    // And with the means anywhere within the targets: remembered as met, and what a
+    // contradicted scale-up is held by (hold_contradicted_growth).
+    const auto met_now = served_within_slo_rps(v.state, config.slo, age_s, warm_up_s, config.tail_probability, 1.0);
+    if (s) s->met_now = met_now;
     if (seen.usable) {
       remember_rate(memory.demonstrated, v.state,
                     demonstrated_rps(v.state, config.slo, age_s, warm_up_s, config.tail_probability, served.has_value()),
                     seen.now, time);
-      remember_rate(memory.met, v.state,
-                    served_within_slo_rps(v.state, config.slo, age_s, warm_up_s, config.tail_probability, 1.0),
-                    seen.now, time);
+      remember_rate(memory.met, v.state, met_now, seen.now, time);
       remember_rate(memory.refuted, v.state,
                     miss_counts ? refuted_rps(v.state, config.slo, age_s, warm_up_s) : std::nullopt, seen.now, time);
     }

@@ -56,13 +56,16 @@ bool not_useful(const CapacitySignal& s, const VariantSupply& v) {
 std::optional<std::size_t> outserved_by(const CapacitySignal& s, std::size_t i, const std::vector<int>& targets) {
   const VariantSupply& v = s.variants[i];
   if (!(v.missed_at > 0)) return std::nullopt;
-  const double at_least = v.cost_per_replica / v.missed_at;
+  double best = v.cost_per_replica / v.missed_at;  // i's cost per unit, at least
   std::optional<std::size_t> by;
   for (std::size_t j = 0; j < s.variants.size(); ++j) {
     const VariantSupply& o = s.variants[j];
     if (j == i || !(o.met_at > 0) || targets[j] >= o.max_replicas) continue;
     const double at_most = o.cost_per_replica / o.met_at;
-    if (at_most < at_least && (!by || at_most < s.variants[*by].cost_per_replica / s.variants[*by].met_at)) by = j;
+    if (at_most < best) {
+      best = at_most;
+      by = j;
+    }
   }
   return by;
 }
