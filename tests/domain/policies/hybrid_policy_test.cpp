@@ -1224,6 +1224,15 @@ TEST_CASE("hybrid remembers the rates its replicas met the SLO at, which a purch
   CHECK(met["cheap"].back()[1].get<double>() == Approx(3.0 / 3).epsilon(0.05));
   CHECK(met["cheap"].back()[2].get<double>() == Approx(1000));  // the prompt length it was met at
   CHECK_FALSE(met.contains("dear"));  // no replica, nothing measured
+  // A malformed entry is refused naming it, in either codec, and the policy keeps its state.
+  nlohmann::json broken = state;
+  broken["models"][0]["policy"]["met"]["cheap"][0] = {1, 2};
+  HybridPolicy q(config());
+  const auto restored = q.restore_state(broken);
+  REQUIRE_FALSE(restored.ok());
+  CHECK_THAT(restored.error().message, Catch::Contains("met.cheap[0] must be [at_s, rps, input_tokens, output_tokens]"));
+  REQUIRE_FALSE(q.restore_state_msgpack(nlohmann::json::to_msgpack(broken)).ok());
+  CHECK(q.save_state() == HybridPolicy(config()).save_state());
 }
 
 TEST_CASE("hybrid's ready replicas keep the demand while others start, not the cooldown's peak") {
