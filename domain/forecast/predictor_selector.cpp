@@ -1,5 +1,6 @@
 #include "domain/forecast/predictor_selector.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -47,12 +48,13 @@ SelectorState observe(SelectorState state, double value) {
   return next;
 }
 
-std::size_t selected_index(const SelectorState& state) {
+std::size_t selected_index(const SelectorState& state, double min_scored) {
+  const double judged_on = std::isfinite(min_scored) ? std::max(1.0, min_scored) : 1.0;
   std::size_t best = 0;
   bool found = false;
   for (std::size_t i = 0; i < state.candidates.size(); ++i) {
     const SelectorCandidate& c = state.candidates[i];
-    if (c.scored == 0) continue;
+    if (c.scored == 0 || static_cast<double>(c.scored) < judged_on) continue;
     if (!found || c.mean_abs_error < state.candidates[best].mean_abs_error) {
       best = i;
       found = true;
@@ -61,13 +63,13 @@ std::size_t selected_index(const SelectorState& state) {
   return best;
 }
 
-PredictorKind selected_kind(const SelectorState& state) {
-  return kind_of(state.candidates.at(selected_index(state)).predictor);
+PredictorKind selected_kind(const SelectorState& state, double min_scored) {
+  return kind_of(state.candidates.at(selected_index(state, min_scored)).predictor);
 }
 
-double forecast(const SelectorState& state, double horizon_steps) {
+double forecast(const SelectorState& state, double horizon_steps, double min_scored) {
   if (state.candidates.empty()) return 0.0;
-  return forecast(state.candidates[selected_index(state)].predictor, horizon_steps);
+  return forecast(state.candidates[selected_index(state, min_scored)].predictor, horizon_steps);
 }
 
 void to_json(nlohmann::json& j, const SelectorConfig& c) { j = {{"error_weight", c.error_weight}}; }

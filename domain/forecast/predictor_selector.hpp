@@ -42,10 +42,12 @@ Result<SelectorState> make_selector(const std::vector<PredictorKind>& kinds,
 
 // Taken by value: a caller that moves its state in updates it without a copy.
 SelectorState observe(SelectorState state, double value);
-// The candidate forecasting now: lowest weighted error among the scored, else the first.
-std::size_t selected_index(const SelectorState& state);
-PredictorKind selected_kind(const SelectorState& state);
-double forecast(const SelectorState& state, double horizon_steps);
+// The candidate forecasting now: lowest weighted error among those scored at least
+// `min_scored` times (at least once), else the first. A caller that will not carry a
+// forecast further ahead than the points it was judged on passes its horizon.
+std::size_t selected_index(const SelectorState& state, double min_scored = 1);
+PredictorKind selected_kind(const SelectorState& state, double min_scored = 1);
+double forecast(const SelectorState& state, double horizon_steps, double min_scored = 1);
 
 void to_json(nlohmann::json& j, const SelectorConfig& c);
 void from_json(const nlohmann::json& j, SelectorConfig& c);

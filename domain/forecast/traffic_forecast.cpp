@@ -18,9 +18,9 @@ TrafficForecastState observe(TrafficForecastState state, const TrafficSample& sa
           observe(std::move(state.avg_output_tokens), sample.avg_output_tokens)};
 }
 
-TrafficSample forecast(const TrafficForecastState& state, double horizon_steps) {
-  return {forecast(state.rate_rps, horizon_steps), forecast(state.avg_input_tokens, horizon_steps),
-          forecast(state.avg_output_tokens, horizon_steps)};
+TrafficSample forecast(const TrafficForecastState& state, double horizon_steps, double min_scored) {
+  return {forecast(state.rate_rps, horizon_steps, min_scored), forecast(state.avg_input_tokens, horizon_steps, min_scored),
+          forecast(state.avg_output_tokens, horizon_steps, min_scored)};
 }
 
 TrafficForecastState warm_start(TrafficForecastState state, const std::vector<TrafficSample>& trace) {

@@ -32,7 +32,8 @@ Result<TrafficForecastState> make_traffic_forecast(const std::vector<PredictorKi
 
 // Taken by value, as the selector's observe: moved in, updated without a copy.
 TrafficForecastState observe(TrafficForecastState state, const TrafficSample& sample);
-TrafficSample forecast(const TrafficForecastState& state, double horizon_steps);
+// `min_scored`: as the selector's (predictor_selector.hpp).
+TrafficSample forecast(const TrafficForecastState& state, double horizon_steps, double min_scored = 1);
 
 // Warm start from a recorded trace, oldest first.
 TrafficForecastState warm_start(TrafficForecastState state, const std::vector<TrafficSample>& trace);

@@ -68,3 +68,20 @@ TEST_CASE("A selector without candidates or with a duplicate is rejected") {
   REQUIRE_FALSE(weight.ok());
   CHECK(weight.error().message.find("selector.error_weight") != std::string::npos);
 }
+
+TEST_CASE("The selector forecasts with a candidate only once it was scored as many times as asked") {
+  // A clean rise of 1 a step: the Kalman trend is the one-step best from its sixth point,
+  // judged on five. Asked for candidates judged on twelve, the selector answers with its
+  // first until the trend has been scored twelve times.
+  SelectorState s = fresh({PredictorKind::kConstant, PredictorKind::kKalman});
+  for (int t = 0; t < 8; ++t) s = observe(s, 2.0 + t);
+  REQUIRE(s.candidates[1].scored == 7);
+  CHECK(selected_kind(s) == PredictorKind::kKalman);
+  CHECK(forecast(s, 12) == Approx(21).epsilon(0.01));
+  CHECK(selected_index(s, 12) == 0);
+  CHECK(forecast(s, 12, 12) == 9);
+  for (int t = 8; t < 13; ++t) s = observe(s, 2.0 + t);
+  REQUIRE(s.candidates[1].scored == 12);
+  CHECK(selected_kind(s, 12) == PredictorKind::kKalman);
+  CHECK(forecast(s, 12, 12) == forecast(s, 12));
+}
