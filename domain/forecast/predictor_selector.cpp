@@ -54,7 +54,7 @@ std::size_t selected_index(const SelectorState& state, double min_scored) {
   bool found = false;
   for (std::size_t i = 0; i < state.candidates.size(); ++i) {
     const SelectorCandidate& c = state.candidates[i];
-    if (c.scored == 0 || static_cast<double>(c.scored) < judged_on) continue;
+    if (static_cast<double>(c.scored) < judged_on) continue;  // judged_on >= 1: never unscored
     if (!found || c.mean_abs_error < state.candidates[best].mean_abs_error) {
       best = i;
       found = true;

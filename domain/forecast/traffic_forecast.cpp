@@ -19,7 +19,8 @@ TrafficForecastState observe(TrafficForecastState state, const TrafficSample& sa
 }
 
 TrafficSample forecast(const TrafficForecastState& state, double horizon_steps, double min_scored) {
-  return {forecast(state.rate_rps, horizon_steps, min_scored), forecast(state.avg_input_tokens, horizon_steps, min_scored),
+  return {forecast(state.rate_rps, horizon_steps, min_scored),
+          forecast(state.avg_input_tokens, horizon_steps, min_scored),
           forecast(state.avg_output_tokens, horizon_steps, min_scored)};
 }
 

@@ -218,8 +218,8 @@ std::vector<double> starting_ready_in_s(History<double>& started, const VariantS
   return ready_in;
 }
 
-ForecastMade forecast_event(const ModelKey& model, const TrafficForecastState& f, double horizon_s, double min_scored,
-                            double value_rps, double observed_rps) {
+ForecastMade forecast_event(const ModelKey& model, const TrafficForecastState& f, double horizon_s,
+                            double min_scored, double value_rps, double observed_rps) {
   ForecastMade e{model, to_string(selected_kind(f.rate_rps, min_scored)), horizon_s, value_rps, observed_rps, {}};
   for (const SelectorCandidate& c : f.rate_rps.candidates) {
     e.candidates.push_back({to_string(kind_of(c.predictor)),
@@ -564,10 +564,13 @@ std::vector<ScalingRequest> plan_requests(const ModelTickInput& m, std::span<con
   // first bursts miss on the three warm H100, and the replicas a trend buys early are
   // what its next bursts meet).
   const bool missing_slo = slo_missed_now(m, seen, config, time);
-  const bool short_lately = missing_slo || budget_burn(memory.headroom, config.tail_probability) > 1;
-  const double judged_on = short_lately ? 1 : horizon_s / interval_s;
-  const TrafficSample ahead = forecast(forecaster, horizon_s / interval_s, judged_on);
-  events.push_back(forecast_event(m.model, forecaster, horizon_s, judged_on, ahead.rate_rps, seen.now.rate_rps));
+  const bool short_lately =
+      missing_slo || budget_burn(memory.headroom, config.tail_probability) > 1;
+  const double horizon_steps = horizon_s / interval_s;
+  const double judged_on = short_lately ? 1 : horizon_steps;
+  const TrafficSample ahead = forecast(forecaster, horizon_steps, judged_on);
+  events.push_back(forecast_event(m.model, forecaster, horizon_s, judged_on, ahead.rate_rps,
+                                  seen.now.rate_rps));
   if (is_split(m)) return plan_split(m, views, seen, ahead.rate_rps, config, time, memory);
   TrafficSample shape = ahead;
   if (!(shape.avg_input_tokens > 0)) shape = seen.now;
